@@ -1,0 +1,66 @@
+"""User-facing error types.
+
+Every problem caused by user input (a YAML file, a rule text, a map, an episode file, a checkpoint) is reported
+as a :class:`LogiCityError` subclass that names the file, the 1-based line (and column when known) and the
+problem, so the GUI can show it in a dialog and the CLI can print it, without a traceback.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class LogiCityError(Exception):
+    """Base class of all errors caused by user input.
+
+    ``str(err)`` gives ``file:line:col: message`` (the parts that are known).
+    """
+
+    def __init__(self, message: str, file: str | Path | None = None, line: int | None = None,
+                 col: int | None = None) -> None:
+        self.message = message
+        self.file = str(file) if file is not None else None
+        self.line = line
+        self.col = col
+        super().__init__(self.__str__())
+
+    def location(self) -> str:
+        parts = []
+        if self.file:
+            parts.append(self.file)
+        if self.line is not None:
+            parts.append(str(self.line))
+            if self.col is not None:
+                parts.append(str(self.col))
+        return ":".join(parts)
+
+    def __str__(self) -> str:  # pragma: no cover - trivial
+        loc = self.location()
+        return f"{loc}: {self.message}" if loc else self.message
+
+    def with_file(self, file: str | Path) -> "LogiCityError":
+        """Return the same error with ``file`` filled in when it was not known where it was raised."""
+        if self.file is None:
+            self.file = str(file)
+            self.args = (self.__str__(),)
+        return self
+
+
+class ConfigError(LogiCityError):
+    """A malformed or inconsistent configuration file (map, agents, ontology, mode, project)."""
+
+
+class RuleError(LogiCityError):
+    """A rule text that cannot be parsed or is inconsistent with its ontology."""
+
+
+class EpisodeFileError(LogiCityError):
+    """An episode / dataset / demonstration file that cannot be read."""
+
+
+@dataclass(frozen=True)
+class SourcePos:
+    """A position in a source file (1-based line and column)."""
+
+    line: int
+    col: int

@@ -1,0 +1,99 @@
+"""City map data model: the blocks/streets/buildings a user edits plus the raster layers derived from them.
+
+A :class:`CityMap` is built from its specification (:class:`Street` and :class:`Building` lists) by
+:func:`core.map.layers.derive_layers`; the layers are never edited by hand, so a map file stays small and the
+derived data (mid lanes, intersections) is always consistent with the specification.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .lanes import LaneGraph
+
+StreetKind = Literal["walking", "traffic"]
+Orientation = Literal["horizontal", "vertical"]
+
+
+@dataclass(frozen=True)
+class Street:
+    """A straight street. Horizontal: rows [row, row+width), cols [col, col+length); vertical: swapped."""
+
+    kind: StreetKind
+    orientation: Orientation
+    row: int
+    col: int
+    length: int
+    width: int
+    directions: int = 2  # stored for the reference format; has no effect on simulation
+
+    def footprint(self) -> tuple[slice, slice]:
+        if self.orientation == "horizontal":
+            return slice(self.row, self.row + self.width), slice(self.col, self.col + self.length)
+        return slice(self.row, self.row + self.length), slice(self.col, self.col + self.width)
+
+
+@dataclass(frozen=True)
+class Building:
+    """A rectangular building of one type covering rows [row, row+rows), cols [col, col+cols)."""
+
+    kind: str  # one of core.codes.BUILDING_CODES
+    row: int
+    col: int
+    rows: int
+    cols: int
+    block: int  # 1-based block id; buildings of one block share it
+    height: int | None = None  # stored for rendering; no effect on simulation
+
+    def footprint(self) -> tuple[slice, slice]:
+        return slice(self.row, self.row + self.rows), slice(self.col, self.col + self.cols)
+
+
+@dataclass(eq=False)
+class CityMap:
+    """A city: specification plus derived layers (all arrays ``[H, W]`` unless stated).
+
+    * ``street`` float32 — street codes (core.codes STREET_*): 1 walking, 2 traffic, -1 crossing, 2.5 mid lane.
+    * ``building`` int8 — building type codes 3..7, 0 elsewhere.
+    * ``block`` int16 — block id of building cells, 0 elsewhere.
+    * ``midline`` bool — mid-lane cells.
+    * ``intersections`` int16 ``[3, H, W]`` — layer 0 car "at" lines, layer 1 pedestrian "at" lines,
+      layer 2 "in" boxes; values are intersection labels 1..K (0 = none).
+    """
+
+    name: str
+    height: int
+    width: int
+    streets: tuple[Street, ...]
+    buildings: tuple[Building, ...]
+    street: np.ndarray = field(repr=False)
+    building: np.ndarray = field(repr=False)
+    block: np.ndarray = field(repr=False)
+    midline: np.ndarray = field(repr=False)
+    intersections: np.ndarray = field(repr=False)
+    source: str | None = None
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.height, self.width)
+
+    @property
+    def walkable(self) -> np.ndarray:
+        """Cells pedestrians walk on: walking street or crossing (§3.1)."""
+        return (self.street == 1.0) | (self.street == -1.0)
+
+    @property
+    def drivable(self) -> np.ndarray:
+        """Cells cars drive on: traffic street, mid lane or crossing."""
+        return (self.street == 2.0) | (self.street == 2.5) | (self.street == -1.0)
+
+    @cached_property
+    def lane_graph(self) -> "LaneGraph":
+        """The car lane graph of this map (built once, shared; routing never mutates it)."""
+        from .lanes import LaneGraph
+
+        return LaneGraph.from_map(self)

@@ -1,0 +1,164 @@
+"""Safe YAML reading that keeps line numbers.
+
+PyYAML's safe loader gives plain Python data without positions. For clear error messages we compose the node
+tree ourselves (safe constructors only) and return :class:`Located` mappings/lists that remember the line and
+column of every key and item. They behave like ``dict``/``list`` so loaders can use them naturally and ask
+``data.line_of(key)`` / ``data.item_line(i)`` when they need to report a problem.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import ConfigError
+
+__all__ = ["LocatedDict", "LocatedList", "load_yaml", "loads_yaml", "dump_yaml", "expect"]
+
+
+class LocatedDict(dict):
+    """A dict that remembers the source line/column of itself and each key (1-based)."""
+
+    file: str | None = None
+    line: int | None = None
+    col: int | None = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.key_pos: dict[Any, tuple[int, int]] = {}
+
+    def line_of(self, key: Any) -> int | None:
+        pos = self.key_pos.get(key)
+        return pos[0] if pos else self.line
+
+    def error(self, message: str, key: Any = None) -> ConfigError:
+        """Build a :class:`ConfigError` located at ``key`` (or at this mapping)."""
+        if key is not None and key in self.key_pos:
+            line, col = self.key_pos[key]
+        else:
+            line, col = self.line, self.col
+        return ConfigError(message, self.file, line, col)
+
+
+class LocatedList(list):
+    """A list that remembers the source line/column of itself and each item (1-based)."""
+
+    file: str | None = None
+    line: int | None = None
+    col: int | None = None
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.item_pos: list[tuple[int, int]] = []
+
+    def item_line(self, i: int) -> int | None:
+        return self.item_pos[i][0] if 0 <= i < len(self.item_pos) else self.line
+
+    def error(self, message: str, index: int | None = None) -> ConfigError:
+        if index is not None and 0 <= index < len(self.item_pos):
+            line, col = self.item_pos[index]
+        else:
+            line, col = self.line, self.col
+        return ConfigError(message, self.file, line, col)
+
+
+class _Builder:
+    def __init__(self, file: str | None) -> None:
+        self.file = file
+        self._scalar = yaml.SafeLoader("")  # only used for its safe scalar constructors
+
+    def build(self, node: yaml.Node) -> Any:
+        line, col = node.start_mark.line + 1, node.start_mark.column + 1
+        if isinstance(node, yaml.MappingNode):
+            self._scalar.flatten_mapping(node)
+            out = LocatedDict()
+            out.file, out.line, out.col = self.file, line, col
+            for knode, vnode in node.value:
+                key = self.build(knode)
+                if isinstance(key, (dict, list)):
+                    raise ConfigError("mapping keys must be scalars", self.file, knode.start_mark.line + 1,
+                                      knode.start_mark.column + 1)
+                if key in out:
+                    raise ConfigError(f"duplicate key {key!r}", self.file, knode.start_mark.line + 1,
+                                      knode.start_mark.column + 1)
+                out[key] = self.build(vnode)
+                out.key_pos[key] = (knode.start_mark.line + 1, knode.start_mark.column + 1)
+            return out
+        if isinstance(node, yaml.SequenceNode):
+            out_l = LocatedList()
+            out_l.file, out_l.line, out_l.col = self.file, line, col
+            for item in node.value:
+                out_l.append(self.build(item))
+                out_l.item_pos.append((item.start_mark.line + 1, item.start_mark.column + 1))
+            return out_l
+        # Scalars: the safe loader's resolver already tagged the node; construct with safe constructors only.
+        try:
+            return self._scalar.construct_object(node, deep=True)
+        except yaml.constructor.ConstructorError as exc:
+            raise ConfigError(f"unsupported YAML value: {exc.problem}", self.file, line, col) from None
+
+
+def loads_yaml(text: str, file: str | Path | None = None) -> Any:
+    """Parse YAML text safely, returning Located containers. Raises :class:`ConfigError` with a position."""
+    fname = str(file) if file is not None else None
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else None
+        col = mark.column + 1 if mark else None
+        raise ConfigError(f"YAML syntax error: {exc.problem or exc.context}", fname, line, col) from None
+    except yaml.YAMLError as exc:  # pragma: no cover - defensive
+        raise ConfigError(f"YAML error: {exc}", fname) from None
+    if node is None:
+        return None
+    return _Builder(fname).build(node)
+
+
+def load_yaml(path: str | Path) -> Any:
+    """Read and safely parse a YAML file (see :func:`loads_yaml`)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError("file not found", p) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read file: {exc}", p) from None
+    return loads_yaml(text, p)
+
+
+def dump_yaml(data: Any) -> str:
+    """Serialise plain data (dict/list/scalars) as block-style YAML, keeping key order."""
+
+    def plain(x: Any) -> Any:
+        if isinstance(x, dict):
+            return {k: plain(v) for k, v in x.items()}
+        if isinstance(x, (list, tuple)):
+            return [plain(v) for v in x]
+        if hasattr(x, "item") and callable(x.item):  # numpy scalar
+            return x.item()
+        return x
+
+    return yaml.safe_dump(plain(data), sort_keys=False, default_flow_style=None, allow_unicode=True)
+
+
+def expect(container: LocatedDict, key: str, types: type | tuple[type, ...], *, required: bool = True,
+           default: Any = None, what: str | None = None) -> Any:
+    """Fetch ``container[key]`` checking its type; raise a located :class:`ConfigError` otherwise.
+
+    ``bool`` is never accepted where ``int``/``float`` is asked for (YAML ``yes`` is not a number).
+    """
+    if not isinstance(container, dict):
+        raise ConfigError(f"expected a mapping holding {key!r}")
+    if key not in container:
+        if required:
+            raise container.error(f"missing required key {key!r}" + (f" in {what}" if what else ""))
+        return default
+    value = container[key]
+    tt = types if isinstance(types, tuple) else (types,)
+    numeric = any(t in (int, float) for t in tt)
+    if (isinstance(value, bool) and numeric and bool not in tt) or not isinstance(value, tt):
+        names = " or ".join(t.__name__ for t in tt)
+        raise container.error(f"{key!r} must be {names}, got {type(value).__name__} {value!r}", key)
+    return value

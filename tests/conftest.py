@@ -1,0 +1,25 @@
+"""Test-wide settings: headless Qt, offline Hugging Face, deterministic hypothesis profile."""
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import pytest  # noqa: E402
+
+#: The reference's data files (read-only test data); tests that need them skip when absent.
+REFERENCE_CONFIGS = (ROOT.parent / "shared" / "reference" / "logicity-configs")
+
+
+@pytest.fixture(scope="session")
+def reference_configs() -> Path:
+    if not REFERENCE_CONFIGS.exists():
+        pytest.skip("reference configs not available")
+    return REFERENCE_CONFIGS
