@@ -1,0 +1,54 @@
+"""Headless sub-commands of ``main.py``.
+
+Each module in this package named in :data:`COMMANDS` defines ``register(subparsers)`` which adds its parser
+and sets ``func=<callable(args) -> int>``. Modules are imported only when ``main.py`` builds its parser, and
+must import heavy libraries (torch, diffusers, z3) lazily inside ``func``.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+#: sub-command module names (core/cli/<name>.py), in help order.
+COMMANDS: tuple[str, ...] = ("simulate", "render", "icons", "spf")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="main.py",
+        description="LogiCity Studio. Without a sub-command, opens the studio (optionally on PROJECT).",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        try:
+            mod = importlib.import_module(f"core.cli.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"core.cli.{name}":
+                continue  # command not built yet
+            raise
+        mod.register(sub)
+    return parser
+
+
+def known_commands() -> list[str]:
+    return [n for n in COMMANDS if importlib.util.find_spec(f"core.cli.{n}") is not None]
+
+
+def run_cli(argv: list[str]) -> int:
+    """Parse ``argv`` (without the program name) and run the sub-command; user errors print cleanly."""
+    from core.errors import LogiCityError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except LogiCityError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
