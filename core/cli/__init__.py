@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import sys
 
 #: sub-command module names (core/cli/<name>.py), in help order.
