@@ -1,0 +1,114 @@
+"""Simulation configuration: which city, agents, ontology and rules, and the sampling region.
+
+A *mode file* (``configs/modes/*.yaml``, documented in docs/formats.md "Mode files") names the four data files
+(paths relative to the mode file) plus settings; :func:`load_mode` reads it into a :class:`SimConfig`, the
+in-memory object the simulator takes. Programs can also build a :class:`SimConfig` directly (e.g. from a
+generated city).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from ..agents.spec import AgentSet
+from ..errors import ConfigError
+from ..map.model import CityMap
+from ..yamlio import LocatedDict, expect, load_yaml
+
+EngineName = Literal["compiled", "z3"]
+ENGINES: tuple[str, ...] = ("compiled", "z3")
+
+
+@dataclass
+class SimConfig:
+    """Everything a :class:`core.sim.simulation.Simulation` needs.
+
+    ``rules`` is the rule file object of the logic core; ``rule_section`` picks the section that drives the
+    agents (``sim`` for SPF files; ``None`` for plain rule sets). ``agent_region`` limits start/goal sampling
+    to rows and columns below it (reference ``agent_region``; ``None`` = whole map).
+    """
+
+    city: CityMap
+    agents: AgentSet
+    ontology: Any
+    rules: Any
+    name: str = "custom"
+    rule_section: str | None = None
+    agent_region: int | None = None
+    engine: EngineName = "compiled"
+    steps: int = 300
+    source: str | None = None
+    files: dict[str, str] = field(default_factory=dict)  # role -> path of the file it was loaded from
+    extra: dict[str, Any] = field(default_factory=dict)  # task-specific blocks of the mode file (e.g. spf)
+
+    @property
+    def program(self) -> Any:
+        """The rule program that drives the agents."""
+        return self.rules.program(self.rule_section)
+
+    def with_agents(self, agents: AgentSet) -> "SimConfig":
+        return replace(self, agents=agents)
+
+
+def _resolve(base: Path, d: LocatedDict, key: str) -> Path:
+    rel = expect(d, key, str)
+    p = (base / rel).resolve()
+    if not p.exists():
+        raise d.error(f"{key} file not found: {rel} (resolved to {p})", key)
+    return p
+
+
+def load_mode(path: str | Path, *, agents_split: str | None = None, engine: str | None = None) -> SimConfig:
+    """Read a mode file and the files it names.
+
+    ``agents_split`` selects ``agents_<split>`` (train/val/test) when the mode lists per-split agent sets
+    (SPF modes); the plain ``agents`` key is used otherwise.
+    """
+    from ..agents.io import load_agent_set
+    from ..logic import load_ontology, load_rules
+    from ..map.io import load_map
+
+    path = Path(path)
+    d = load_yaml(path)
+    if not isinstance(d, dict):
+        raise ConfigError("a mode file must be a mapping", path, 1)
+    base = path.parent
+    known = {"name", "description", "map", "agents", "agents_train", "agents_val", "agents_test", "ontology",
+             "rules", "rule_section", "agent_region", "engine", "steps", "spf", "vap"}
+    for key in d:
+        if key not in known:
+            raise d.error(f"unknown key {key!r} (known: {', '.join(sorted(known))})", key)
+    akey = "agents"
+    if agents_split is not None:
+        akey = f"agents_{agents_split}"
+        if akey not in d:
+            raise d.error(f"mode has no {akey!r} entry", None)
+    elif "agents" not in d and "agents_train" in d:
+        akey = "agents_train"
+    files = {"map": _resolve(base, d, "map"), "agents": _resolve(base, d, akey),
+             "ontology": _resolve(base, d, "ontology"), "rules": _resolve(base, d, "rules")}
+    region = expect(d, "agent_region", int, required=False)
+    if region is not None and region <= 0:
+        raise d.error("agent_region must be a positive integer", "agent_region")
+    eng = engine or expect(d, "engine", str, required=False, default="compiled")
+    if eng not in ENGINES:
+        raise d.error(f"engine must be one of {', '.join(ENGINES)}, got {eng!r}", "engine")
+    steps = expect(d, "steps", int, required=False, default=300)
+    city = load_map(files["map"])
+    agents = load_agent_set(files["agents"])
+    ontology = load_ontology(files["ontology"])
+    rules = load_rules(files["rules"], ontology)
+    section = expect(d, "rule_section", str, required=False)
+    try:
+        rules.program(section)
+    except (KeyError, ValueError) as exc:
+        raise d.error(f"rule_section {section!r} not in {files['rules'].name}: {exc}", "rule_section") from None
+    extra = {k: d[k] for k in ("spf", "vap") if k in d}
+    for split in ("train", "val", "test"):
+        if f"agents_{split}" in d:
+            extra.setdefault("agent_files", {})[split] = str(_resolve(base, d, f"agents_{split}"))
+    return SimConfig(city=city, agents=agents, ontology=ontology, rules=rules,
+                     name=expect(d, "name", str, required=False, default=path.stem), rule_section=section,
+                     agent_region=region, engine=eng, steps=steps, source=str(path),
+                     files={k: str(v) for k, v in files.items()}, extra=extra)

@@ -1,0 +1,415 @@
+"""Recorded episodes: an append-only in-memory buffer and a documented, non-pickle file format.
+
+File format (``.npz``, see docs/formats.md "Episode files"): a ZIP archive whose members are stored
+*uncompressed* ``.npy`` arrays plus ``meta.json``. Because members are stored, the reader memory-maps each
+array in place, so opening a long episode is instant and reading step ``k`` is O(1) (a slice of a memmap),
+whatever the episode length. ``numpy.load`` can also read the arrays (it ignores ``meta.json``).
+
+Arrays (T = recorded steps, N = agents, V = max witness variables, C = concepts):
+
+====================  ==================  =====================================================================
+name                  shape / dtype       meaning
+====================  ==================  =====================================================================
+positions             [T+1, N, 2] int16   (row, col) at the start of step k (index T = final state)
+headings              [T+1, N] int8       last move heading (-1 none, 0 Left, 1 Right, 2 Up, 3 Down)
+goals                 [T+1, N, 2] int16   current goal cell
+path_index            [T+1, N] int32      index of the position in the agent's current plan
+plan_id               [T+1, N] int32      which plan (row of plan_offsets) is current
+priorities            [T+1, N] int32      priority (can change at SPF resets)
+concepts              [T+1, N, C] bool    concept flags, C in meta["concepts"] order
+holds                 [T, N, 4] bool      action predicates derived by the rules (Slow, Normal, Fast, Stop)
+decided               [T, N] int8         the rule decision as one action (default Normal)
+realised              [T, N] int8         what the agent did (Slow/Normal/Fast by cells moved, Stop)
+fired                 [T, N] int32        id of the clause that fired for the decided action (-1: default)
+witness               [T, N, V] int32     agent index bound to each clause variable (-1: unbound)
+reached               [T, N] bool         the agent was found on its goal at step k (goal reached event)
+plan_cells            [M, 2] int16        all planned paths, concatenated
+plan_offsets          [P+1] int64         plan p is plan_cells[plan_offsets[p]:plan_offsets[p+1]]
+plan_agent            [P] int32           agent of plan p
+plan_step             [P] int32           first state index at which plan p is current
+====================  ==================  =====================================================================
+"""
+from __future__ import annotations
+
+import json
+import os
+import struct
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+from ..errors import EpisodeFileError
+from ..world import AgentTable, WorldSnapshot
+
+FORMAT_NAME = "logicity-episode"
+FORMAT_VERSION = 1
+
+#: per-state arrays (T+1 rows) and per-step arrays (T rows)
+STATE_FIELDS = ("positions", "headings", "goals", "path_index", "plan_id", "priorities", "concepts")
+STEP_FIELDS = ("holds", "decided", "realised", "fired", "witness", "reached")
+PLAN_FIELDS = ("plan_cells", "plan_offsets", "plan_agent", "plan_step")
+
+
+@dataclass(frozen=True)
+class StepRecord:
+    """What happened during step k for every agent (plain arrays, read-only views)."""
+
+    step: int
+    holds: np.ndarray
+    decided: np.ndarray
+    realised: np.ndarray
+    fired: np.ndarray
+    witness: np.ndarray
+    reached: np.ndarray
+
+
+class EpisodeView:
+    """Read API shared by the live buffer and loaded files. ``num_states`` = recorded steps + 1."""
+
+    meta: dict[str, Any]
+    _agents: AgentTable
+
+    def _a(self, name: str) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # ---- sizes ------------------------------------------------------------------------------------------
+    @property
+    def num_steps(self) -> int:
+        """Number of recorded steps T (states 0..T are available)."""
+        return self.num_states - 1
+
+    @property
+    def num_states(self) -> int:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @property
+    def agents(self) -> AgentTable:
+        return self._agents
+
+    @property
+    def concept_names(self) -> list[str]:
+        return list(self.meta["concepts"])
+
+    # ---- O(1) accessors ---------------------------------------------------------------------------------
+    def _check_state(self, k: int) -> int:
+        if not 0 <= k < self.num_states:
+            raise IndexError(f"state {k} out of range 0..{self.num_states - 1}")
+        return k
+
+    def _check_step(self, k: int) -> int:
+        if not 0 <= k < self.num_steps:
+            raise IndexError(f"step {k} out of range 0..{self.num_steps - 1}")
+        return k
+
+    def agents_at(self, k: int) -> AgentTable:
+        """The agent table at state k (priorities/concepts can change at SPF resets)."""
+        k = self._check_state(k)
+        pr = np.asarray(self._a("priorities")[k], dtype=np.int32)
+        cs = np.asarray(self._a("concepts")[k], dtype=bool)
+        base = self._agents
+        if np.array_equal(pr, base.priorities) and all(
+                np.array_equal(cs[:, j], base.concepts[c]) for j, c in enumerate(self.concept_names)):
+            return base
+        return AgentTable(base.names, base.kinds.copy(), pr.copy(),
+                          {c: cs[:, j].copy() for j, c in enumerate(self.concept_names)})
+
+    def snapshot(self, k: int) -> WorldSnapshot:
+        """The world at the start of step k (k = num_steps: the final state)."""
+        k = self._check_state(k)
+        return WorldSnapshot(k, self.agents_at(k), np.array(self._a("positions")[k], dtype=np.int32),
+                             np.array(self._a("headings")[k], dtype=np.int8))
+
+    def goals(self, k: int) -> np.ndarray:
+        return np.asarray(self._a("goals")[self._check_state(k)], dtype=np.int32)
+
+    def step_record(self, k: int) -> StepRecord:
+        k = self._check_step(k)
+        return StepRecord(k, *(np.asarray(self._a(f)[k]) for f in STEP_FIELDS))
+
+    def plan(self, k: int, agent: int) -> tuple[np.ndarray, int]:
+        """(current planned path cells [L,2], index of the agent on it) at state k."""
+        k = self._check_state(k)
+        pid = int(self._a("plan_id")[k, agent])
+        off = self._a("plan_offsets")
+        cells = np.asarray(self._a("plan_cells")[int(off[pid]):int(off[pid + 1])], dtype=np.int32)
+        return cells, int(self._a("path_index")[k, agent])
+
+    def remaining_path(self, k: int, agent: int) -> np.ndarray:
+        cells, idx = self.plan(k, agent)
+        return cells[idx:]
+
+    def array(self, name: str) -> np.ndarray:
+        """A whole recorded array (memmap for files; a view for live buffers, valid until the next append)."""
+        arr = self._a(name)
+        n = self.num_states if name in STATE_FIELDS else self.num_steps if name in STEP_FIELDS else len(arr)
+        return arr[:n]
+
+
+class EpisodeBuffer(EpisodeView):
+    """Append-only in-memory episode (amortised O(1) append; arrays grow by doubling)."""
+
+    def __init__(self, agents: AgentTable, meta: Mapping[str, Any], witness_vars: int = 2) -> None:
+        self._agents = agents
+        self.meta = dict(meta)
+        self.meta.setdefault("concepts", list(agents.concepts))
+        n = len(agents)
+        c = len(self.meta["concepts"])
+        self._cap = 64
+        self._states = 0
+        self._steps = 0
+        self._arr: dict[str, np.ndarray] = {
+            "positions": np.zeros((self._cap, n, 2), np.int16),
+            "headings": np.zeros((self._cap, n), np.int8),
+            "goals": np.zeros((self._cap, n, 2), np.int16),
+            "path_index": np.zeros((self._cap, n), np.int32),
+            "plan_id": np.zeros((self._cap, n), np.int32),
+            "priorities": np.zeros((self._cap, n), np.int32),
+            "concepts": np.zeros((self._cap, n, c), bool),
+            "holds": np.zeros((self._cap, n, 4), bool),
+            "decided": np.zeros((self._cap, n), np.int8),
+            "realised": np.zeros((self._cap, n), np.int8),
+            "fired": np.zeros((self._cap, n), np.int32),
+            "witness": np.zeros((self._cap, n, max(1, witness_vars)), np.int32),
+            "reached": np.zeros((self._cap, n), bool),
+        }
+        self._plan_cells: list[np.ndarray] = []
+        self._plan_offsets = [0]
+        self._plan_agent: list[int] = []
+        self._plan_step: list[int] = []
+        self._plan_cache: dict[str, np.ndarray] | None = None
+
+    @property
+    def num_states(self) -> int:
+        return self._states
+
+    def _a(self, name: str) -> np.ndarray:
+        if name in PLAN_FIELDS:
+            return self._plans()[name]
+        return self._arr[name]
+
+    def _plans(self) -> dict[str, np.ndarray]:
+        if self._plan_cache is None:
+            cells = np.concatenate(self._plan_cells).astype(np.int16) if self._plan_cells else np.zeros((0, 2), np.int16)
+            self._plan_cache = {
+                "plan_cells": cells,
+                "plan_offsets": np.asarray(self._plan_offsets, np.int64),
+                "plan_agent": np.asarray(self._plan_agent, np.int32),
+                "plan_step": np.asarray(self._plan_step, np.int32),
+            }
+        return self._plan_cache
+
+    def _grow(self, need: int) -> None:
+        if need <= self._cap:
+            return
+        cap = self._cap
+        while cap < need:
+            cap *= 2
+        for k, a in self._arr.items():
+            new = np.zeros((cap,) + a.shape[1:], a.dtype)
+            new[: self._cap] = a
+            self._arr[k] = new
+        self._cap = cap
+
+    def add_plan(self, agent: int, cells: np.ndarray) -> int:
+        """Register a new plan for ``agent`` taking effect at the next appended state; returns its id."""
+        self._plan_cells.append(np.asarray(cells, np.int16))
+        self._plan_offsets.append(self._plan_offsets[-1] + len(cells))
+        self._plan_agent.append(agent)
+        self._plan_step.append(self._states)
+        self._plan_cache = None
+        return len(self._plan_agent) - 1
+
+    def append_state(self, positions, headings, goals, path_index, plan_id, agents: AgentTable) -> None:
+        k = self._states
+        self._grow(k + 1)
+        a = self._arr
+        a["positions"][k] = positions
+        a["headings"][k] = headings
+        a["goals"][k] = goals
+        a["path_index"][k] = path_index
+        a["plan_id"][k] = plan_id
+        a["priorities"][k] = agents.priorities
+        for j, c in enumerate(self.meta["concepts"]):
+            a["concepts"][k, :, j] = agents.concepts[c]
+        self._states += 1
+
+    def append_step(self, holds, decided, realised, fired, witness, reached) -> None:
+        k = self._steps
+        if k >= self._states:
+            raise RuntimeError("append_state for step k must come before append_step")
+        self._grow(k + 1)
+        a = self._arr
+        a["holds"][k] = holds
+        a["decided"][k] = decided
+        a["realised"][k] = realised
+        a["fired"][k] = fired
+        w = np.asarray(witness)
+        a["witness"][k] = -1
+        a["witness"][k, :, : w.shape[1]] = w[:, : a["witness"].shape[2]]
+        a["reached"][k] = reached
+        self._steps += 1
+
+    def truncate(self, num_steps: int) -> None:
+        """Discard everything after ``num_steps`` steps (branching from a past state).
+
+        Plans first used after the cut are dropped too, so a saved branch holds no dead data.
+        """
+        if not 0 <= num_steps <= self.num_steps:
+            raise IndexError(f"cannot truncate to {num_steps} steps (have {self.num_steps})")
+        self._steps = num_steps
+        self._states = num_steps + 1
+        keep = sum(1 for s in self._plan_step if s <= num_steps)
+        del self._plan_cells[keep:], self._plan_agent[keep:], self._plan_step[keep:]
+        del self._plan_offsets[keep + 1:]
+        self._plan_cache = None
+
+    def save(self, path: str | Path, extra_meta: Mapping[str, Any] | None = None) -> Path:
+        arrays = {name: self.array(name) for name in STATE_FIELDS + STEP_FIELDS}
+        arrays.update(self._plans())
+        meta = dict(self.meta)
+        meta.update(extra_meta or {})
+        meta["agents"] = [{"name": n, "kind": int(k)} for n, k in zip(self._agents.names, self._agents.kinds)]
+        meta["base_priorities"] = [int(p) for p in self._agents.priorities]
+        meta["base_concepts"] = [self._agents.concept_names(i) for i in range(len(self._agents))]
+        meta["num_steps"] = self.num_steps
+        return write_episode_file(path, arrays, meta)
+
+
+# ---- file I/O ----------------------------------------------------------------------------------------------
+
+def write_episode_file(path: str | Path, arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]) -> Path:
+    """Write arrays + meta atomically (temp file in the same folder, then rename)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    meta = {"format": FORMAT_NAME, "version": FORMAT_VERSION, **meta}
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh, zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_STORED) as zf:
+            for name, arr in arrays.items():
+                with zf.open(name + ".npy", "w", force_zip64=True) as member:
+                    np.lib.format.write_array(member, np.ascontiguousarray(arr), allow_pickle=False)
+            zf.writestr("meta.json", json.dumps(meta, indent=1, default=_json_default))
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return path
+
+
+def _json_default(o: Any) -> Any:
+    if isinstance(o, np.generic):
+        return o.item()
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    if isinstance(o, Path):
+        return str(o)
+    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
+
+
+class Episode(EpisodeView):
+    """An episode file opened read-only; arrays are memory-mapped members of the archive."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._arrays: dict[str, np.ndarray] = {}
+        try:
+            with zipfile.ZipFile(self.path) as zf:
+                try:
+                    self.meta = json.loads(zf.read("meta.json").decode("utf-8"))
+                except KeyError:
+                    raise EpisodeFileError("not an episode file: meta.json missing", self.path) from None
+                except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+                    raise EpisodeFileError(f"meta.json is not valid JSON: {exc}", self.path) from None
+                if not isinstance(self.meta, dict) or self.meta.get("format") != FORMAT_NAME:
+                    raise EpisodeFileError("not a LogiCity episode file (format tag missing)", self.path)
+                if int(self.meta.get("version", 0)) > FORMAT_VERSION:
+                    raise EpisodeFileError(
+                        f"episode format version {self.meta.get('version')} is newer than this program "
+                        f"supports ({FORMAT_VERSION})", self.path)
+                for info in zf.infolist():
+                    if info.filename.endswith(".npy"):
+                        self._arrays[info.filename[:-4]] = self._map_member(info)
+        except zipfile.BadZipFile as exc:
+            raise EpisodeFileError(f"not a valid episode archive: {exc}", self.path) from None
+        except FileNotFoundError:
+            raise EpisodeFileError("file not found", self.path) from None
+        missing = [f for f in STATE_FIELDS + STEP_FIELDS + PLAN_FIELDS if f not in self._arrays]
+        if missing:
+            raise EpisodeFileError(f"episode file lacks arrays: {', '.join(missing)}", self.path)
+        self._validate()
+        try:
+            names = [a["name"] for a in self.meta["agents"]]
+            kinds = [int(a["kind"]) for a in self.meta["agents"]]
+            self._agents = AgentTable.build(names, kinds, self.meta["base_priorities"], self.meta["base_concepts"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise EpisodeFileError(f"meta.json agent table is malformed: {exc}", self.path) from None
+
+    def _map_member(self, info: zipfile.ZipInfo) -> np.ndarray:
+        if info.compress_type != zipfile.ZIP_STORED:
+            raise EpisodeFileError(f"member {info.filename} is compressed; episode arrays must be stored",
+                                   self.path)
+        with open(self.path, "rb") as fh:
+            fh.seek(info.header_offset)
+            header = fh.read(30)
+            if len(header) < 30 or header[:4] != b"PK\x03\x04":
+                raise EpisodeFileError(f"corrupt local header for {info.filename}", self.path)
+            name_len, extra_len = struct.unpack("<HH", header[26:30])
+            data_start = info.header_offset + 30 + name_len + extra_len
+            fh.seek(data_start)
+            try:
+                version = np.lib.format.read_magic(fh)
+                if version == (1, 0):
+                    shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
+                else:
+                    shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
+            except ValueError as exc:
+                raise EpisodeFileError(f"member {info.filename} is not a .npy array: {exc}", self.path) from None
+            if dtype.hasobject:
+                raise EpisodeFileError(f"member {info.filename} holds Python objects (refused)", self.path)
+            offset = fh.tell()
+        expected = int(np.prod(shape)) * dtype.itemsize
+        if offset - data_start + expected > info.file_size:
+            raise EpisodeFileError(f"member {info.filename} is truncated", self.path)
+        if expected == 0:
+            return np.zeros(shape, dtype)
+        return np.memmap(self.path, dtype=dtype, mode="r", offset=offset, shape=shape,
+                         order="F" if fortran else "C")
+
+    def _validate(self) -> None:
+        a = self._arrays
+        t1 = a["positions"].shape[0]
+        if t1 < 1 or a["positions"].ndim != 3 or a["positions"].shape[2] != 2:
+            raise EpisodeFileError("positions array has a wrong shape", self.path)
+        n = a["positions"].shape[1]
+        for f in STATE_FIELDS:
+            if a[f].shape[:2] != (t1, n):
+                raise EpisodeFileError(f"array {f} has shape {a[f].shape}, expected ({t1}, {n}, ...)", self.path)
+        for f in STEP_FIELDS:
+            if a[f].shape[:2] != (t1 - 1, n):
+                raise EpisodeFileError(f"array {f} has shape {a[f].shape}, expected ({t1 - 1}, {n}, ...)", self.path)
+        if len(self.meta.get("agents", [])) != n:
+            raise EpisodeFileError("meta.json agent list does not match the arrays", self.path)
+        off = a["plan_offsets"]
+        if len(off) != len(a["plan_agent"]) + 1 or (len(off) and int(off[-1]) != len(a["plan_cells"])):
+            raise EpisodeFileError("plan arrays are inconsistent", self.path)
+        if len(a["plan_agent"]) and t1 and int(np.max(a["plan_id"])) >= len(a["plan_agent"]):
+            raise EpisodeFileError("plan_id refers to a missing plan", self.path)
+
+    @property
+    def num_states(self) -> int:
+        return int(self._arrays["positions"].shape[0])
+
+    def _a(self, name: str) -> np.ndarray:
+        return self._arrays[name]
+
+
+def load_episode(path: str | Path) -> Episode:
+    """Open an episode file (O(1) in its length; arrays are memory-mapped)."""
+    return Episode(path)

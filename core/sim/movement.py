@@ -1,0 +1,129 @@
+"""Turning a rule decision into a concrete move along the agent's planned path (reference §4.4–§4.5).
+
+The logic core says which of Slow/Normal/Fast/Stop hold for an agent (its *local* vector); the planned path
+says which moves make progress (its *global* vector). This module combines the two exactly like the
+reference: a single local choice (Stop) wins, then a single global choice, else the intersection (falling back
+to the global set), with a uniform draw among what is left. Keeping it free of simulator state makes the rule
+testable on hand-made paths.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..codes import HEADING_VECTORS, Action, Kind
+
+#: Move index layout: cars 0..11 = speed_index*4 + heading (speeds 1, 2, 3 cells), 12 = Stop;
+#: pedestrians 0..3 = heading (1 cell), 4 = Stop. Same as the reference action vectors.
+CAR_STOP = 12
+PED_STOP = 4
+_SPEED_ACTION = {1: Action.SLOW, 2: Action.NORMAL, 3: Action.FAST}
+
+
+@dataclass(frozen=True)
+class Move:
+    """A chosen move: heading -1 and cells 0 means Stop. ``path_index`` is the new index in the trajectory."""
+
+    heading: int
+    cells: int
+    path_index: int
+    realised: Action  # what the move amounts to: Slow/Normal/Fast by cells moved (pedestrians Normal), or Stop
+
+    @property
+    def is_stop(self) -> bool:
+        return self.cells == 0
+
+
+def local_moves(kind: Kind, holds: np.ndarray) -> list[int]:
+    """Move indices allowed by the rule decision ``holds`` (bool[4] in Action order); empty → Normal (§6.3)."""
+    out: list[int] = []
+    if kind == Kind.CAR:
+        for act, base in ((Action.SLOW, 0), (Action.NORMAL, 4), (Action.FAST, 8)):
+            if holds[act]:
+                out.extend(range(base, base + 4))
+        if holds[Action.STOP]:
+            out.append(CAR_STOP)
+        if not out:
+            out = [4, 5, 6, 7]
+    else:
+        if holds[Action.NORMAL]:
+            out.extend(range(4))
+        if holds[Action.STOP]:
+            out.append(PED_STOP)
+        if not out:  # pedestrians have no Slow/Fast actions: such decisions fall back to Normal
+            out = [0, 1, 2, 3]
+    return out
+
+
+def decided_action(kind: Kind, holds: np.ndarray) -> Action:
+    """The decision as one label: first of Slow, Normal, Fast, Stop present in the local vector (§8.1).
+
+    Pedestrians only have Normal moves and Stop, so their label is Normal or Stop (the reference labels moving
+    pedestrians "Slow", §14.21; we use the action they actually perform).
+    """
+    moves = local_moves(kind, holds)
+    if kind == Kind.CAR:
+        for act, base in ((Action.SLOW, 0), (Action.NORMAL, 4), (Action.FAST, 8)):
+            if base in moves:
+                return act
+        return Action.STOP
+    return Action.NORMAL if 0 in moves else Action.STOP
+
+
+def global_moves(kind: Kind, pos: np.ndarray, traj: np.ndarray, index: int,
+                 lane_node_mask: np.ndarray | None) -> dict[int, int]:
+    """Moves that follow the trajectory from ``traj[index] == pos``: {move index: new trajectory index}.
+
+    A car may move 1–3 cells straight ahead if it lands on one of the next cells of its path and (for 2–3
+    cells) does not jump over a lane start/end node, so cars always stop on intersection "at" lines. Empty dict
+    = no progress possible (the agent must Stop).
+    """
+    n = len(traj)
+    nxt = index + 1 if index + 1 < n else 0
+    d = traj[nxt] - pos
+    out: dict[int, int] = {}
+    speeds = (1, 2, 3) if kind == Kind.CAR else (1,)
+    pr, pc = int(pos[0]), int(pos[1])
+    for heading in range(4):
+        vr, vc = int(HEADING_VECTORS[heading][0]), int(HEADING_VECTORS[heading][1])
+        if d[0] * vr + d[1] * vc <= 0:
+            continue
+        for speed in speeds:
+            tr, tc = pr + vr * speed, pc + vc * speed
+            if kind == Kind.CAR and speed > 1 and lane_node_mask is not None:
+                if any(_inside(lane_node_mask, pr + vr * s, pc + vc * s) and lane_node_mask[pr + vr * s, pc + vc * s]
+                       for s in range(1, speed)):
+                    continue
+            for j in range(nxt, min(nxt + speed, n)):
+                if traj[j, 0] == tr and traj[j, 1] == tc:
+                    out[(speed - 1) * 4 + heading if kind == Kind.CAR else heading] = j
+                    break
+    return out
+
+
+def _inside(mask: np.ndarray, r: int, c: int) -> bool:
+    return 0 <= r < mask.shape[0] and 0 <= c < mask.shape[1]
+
+
+def choose_move(kind: Kind, holds: np.ndarray, pos: np.ndarray, traj: np.ndarray, index: int,
+                lane_node_mask: np.ndarray | None, rng: np.random.Generator) -> Move:
+    """Combine the rule decision with the path (§4.5) and draw the concrete move from ``rng`` when needed."""
+    stop = CAR_STOP if kind == Kind.CAR else PED_STOP
+    local = local_moves(kind, holds)
+    glob = global_moves(kind, pos, traj, index, lane_node_mask)
+    global_set = sorted(glob) if glob else [stop]
+    if len(local) == 1:
+        choice = local[0]
+    elif len(global_set) == 1:
+        choice = global_set[0]
+    else:
+        both = [m for m in local if m in glob]
+        pool = both or global_set
+        choice = pool[int(rng.integers(len(pool)))] if len(pool) > 1 else pool[0]
+    if choice == stop or choice not in glob:
+        return Move(-1, 0, index, Action.STOP)
+    if kind == Kind.CAR:
+        cells, heading = choice // 4 + 1, choice % 4
+        return Move(heading, cells, glob[choice], _SPEED_ACTION[cells])
+    return Move(choice, 1, glob[choice], Action.NORMAL)

@@ -1,0 +1,261 @@
+"""The headless city simulator (reference §2.5, §4): ``Simulation(config, seed).step()``.
+
+Each step: snapshot the world, ground the ontology for every agent's field of view, let the rule engine decide
+which actions hold for each agent, then move every agent (in agent order, all from the same snapshot) along
+its planned path. Every random draw — start/goal sampling, CollidingClose coin flips, the choice among equally
+allowed moves — comes from one ``numpy.random.Generator`` seeded once, so a seed fixes the whole episode.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable, Mapping
+
+import numpy as np
+
+from ..codes import Action, Kind
+from ..errors import ConfigError
+from ..world import AgentTable, WorldSnapshot
+from .config import SimConfig
+from .episode import EpisodeBuffer
+from .movement import choose_move, decided_action
+
+#: Steps an agent waits on its goal before starting a new trip (reference REACH_GOAL_WAITING, §2.5).
+GOAL_WAIT_STEPS = 1
+#: How many times goal sampling is retried when a route cannot be planned (a generated city corner case).
+MAX_PLAN_TRIES = 20
+
+
+@dataclass(frozen=True)
+class StepOutcome:
+    """Summary of one step for callers that do not read the episode buffer (CLI, env wrappers)."""
+
+    step: int
+    decided: np.ndarray      # int8 [N]
+    realised: np.ndarray     # int8 [N]
+    reached: np.ndarray      # bool [N] goal-reached events this step
+    seconds: float
+
+
+def make_engine(name: str, program):
+    """Instantiate the rule engine by name ('compiled' or 'z3')."""
+    from ..logic import CompiledEngine, Z3Engine
+
+    if name == "compiled":
+        return CompiledEngine(program)
+    if name == "z3":
+        return Z3Engine(program)
+    raise ConfigError(f"unknown engine {name!r} (expected 'compiled' or 'z3')")
+
+
+class Simulation:
+    """A running city. Not thread-safe: drive one instance from one thread (the studio uses a worker)."""
+
+    def __init__(self, config: SimConfig, seed: int = 0, *, record: bool = True, engine: str | None = None,
+                 view_limits: Mapping[int, int] | None = None) -> None:
+        from ..logic import Grounder
+        from ..map.sampling import StartGoalSampler
+
+        self.config = config
+        self.seed = int(seed)
+        self.rng = np.random.default_rng(self.seed)
+        self.city = config.city
+        self.agents: AgentTable = config.agents.table()
+        self.kinds = [Kind(int(k)) for k in self.agents.kinds]
+        self.program = config.program
+        self.engine_name = engine or config.engine
+        self.engine = make_engine(self.engine_name, self.program)
+        self.grounder = Grounder(self.city, config.ontology)
+        self.sampler = StartGoalSampler(self.city, config.agent_region)
+        self.view_limits = dict(view_limits or {})
+        self.lane_node_mask = self._lane_node_mask()
+        n = len(self.agents)
+        self.step_index = 0
+        self.positions = np.zeros((n, 2), np.int32)
+        self.headings = np.full(n, -1, np.int8)
+        self.goals = np.zeros((n, 2), np.int32)
+        self.paths: list[np.ndarray] = [np.zeros((0, 2), np.int32)] * n
+        self.path_index = np.zeros(n, np.int32)
+        self.plan_id = np.zeros(n, np.int32)
+        self.reach_goal = np.zeros(n, bool)
+        self.wait = np.zeros(n, np.int32)
+        self.goals_reached = np.zeros(n, np.int64)
+        self.step_seconds: list[float] = []
+        self.buffer: EpisodeBuffer | None = None
+        if record:
+            self.buffer = EpisodeBuffer(self.agents, self._meta(), witness_vars=self._witness_vars())
+        for i in range(n):
+            start = self.sampler.sample_start(self.kinds[i], self.rng)
+            self._new_trip(i, start, first=True)
+        if self.buffer is not None:
+            self._record_state()
+
+    # ---- set-up helpers ---------------------------------------------------------------------------------
+    def _lane_node_mask(self) -> np.ndarray:
+        mask = np.zeros(self.city.shape, bool)
+        nodes = np.asarray(self.city.lane_graph.lane_nodes, dtype=np.int64).reshape(-1, 2)
+        if len(nodes):
+            mask[nodes[:, 0], nodes[:, 1]] = True
+        return mask
+
+    def _witness_vars(self) -> int:
+        return int(getattr(self.program, "max_variables", 2) or 1)
+
+    def _meta(self) -> dict:
+        cfg = self.config
+        return {
+            "mode": cfg.name, "seed": self.seed, "engine": self.engine_name,
+            "agent_region": cfg.agent_region, "rule_section": cfg.rule_section,
+            "files": dict(cfg.files), "map_name": self.city.name,
+            "clauses": clause_table(self.program),
+            "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        }
+
+    def _plan(self, i: int, start: np.ndarray, goal: np.ndarray) -> np.ndarray:
+        if self.kinds[i] == Kind.CAR:
+            return np.asarray(self.city.lane_graph.route(tuple(start), tuple(goal)), np.int32)
+        from ..map.walking import walk_path
+
+        return np.asarray(walk_path(self.city, tuple(start), tuple(goal)), np.int32)
+
+    def _new_trip(self, i: int, start: np.ndarray, first: bool = False) -> None:
+        """Sample a goal from ``start`` and plan the path (retrying with new goals if planning fails)."""
+        last_exc: Exception | None = None
+        for _ in range(MAX_PLAN_TRIES):
+            if first:
+                goal = self.sampler.sample_goal(self.kinds[i], start, self.rng)
+            else:
+                goal = self.sampler.resample_goal(self.kinds[i], start, self.rng)
+            try:
+                path = self._plan(i, np.asarray(start), np.asarray(goal))
+            except Exception as exc:  # a planner error for one pair: try another goal
+                last_exc = exc
+                continue
+            self.set_trip(i, start, goal, path)
+            return
+        raise ConfigError(f"could not plan a route for {self.agents.names[i]} from {tuple(start)} "
+                          f"after {MAX_PLAN_TRIES} goals: {last_exc}")
+
+    def set_trip(self, i: int, start, goal, path: np.ndarray) -> None:
+        """Place agent ``i`` at ``start`` with ``goal`` and planned ``path`` (path[0] == start)."""
+        self.positions[i] = start
+        self.goals[i] = goal
+        self.paths[i] = np.asarray(path, np.int32)
+        self.path_index[i] = 0
+        self.headings[i] = -1
+        self.reach_goal[i] = False
+        self.wait[i] = 0
+        if self.buffer is not None:
+            self.plan_id[i] = self.buffer.add_plan(i, self.paths[i])
+
+    def set_agents(self, agents: AgentTable) -> None:
+        """Replace the agent table (same names/kinds; e.g. SPF resets the ego's priority and concepts)."""
+        if agents.names != self.agents.names:
+            raise ValueError("set_agents must keep the same agents")
+        self.agents = agents
+
+    def _record_state(self) -> None:
+        assert self.buffer is not None
+        self.buffer.append_state(self.positions, self.headings, self.goals, self.path_index, self.plan_id,
+                                 self.agents)
+
+    # ---- stepping ---------------------------------------------------------------------------------------
+    def snapshot(self) -> WorldSnapshot:
+        return WorldSnapshot(self.step_index, self.agents, self.positions.copy(), self.headings.copy())
+
+    def decide(self, snap: WorldSnapshot | None = None):
+        """Ground and decide for the given (default: current) snapshot: (grounding, decisions)."""
+        snap = snap or self.snapshot()
+        grounding = self.grounder.ground(snap, self.rng, view_limits=self.view_limits or None)
+        return grounding, self.engine.decide(grounding)
+
+    def step(self, overrides: Mapping[int, Action] | None = None) -> StepOutcome:
+        """Advance one step. ``overrides`` forces the decision of some agents (SPF ego, human play)."""
+        t0 = time.perf_counter()
+        snap = self.snapshot()
+        grounding, decisions = self.decide(snap)
+        holds = np.array(decisions.holds, dtype=bool, copy=True)
+        if overrides:
+            for i, act in overrides.items():
+                holds[i] = False
+                holds[i, int(act)] = True
+        n = len(self.agents)
+        decided = np.empty(n, np.int8)
+        realised = np.full(n, int(Action.STOP), np.int8)
+        reached = np.zeros(n, bool)
+        rng = self.rng
+        for i in range(n):
+            kind = self.kinds[i]
+            decided[i] = decided_action(kind, holds[i])
+            pos = self.positions[i]
+            # goal logic (§2.5): flag on arrival, wait, then start a new trip and move this same step
+            if not self.reach_goal[i] and pos[0] == self.goals[i, 0] and pos[1] == self.goals[i, 1]:
+                self.reach_goal[i] = True
+                self.wait[i] += GOAL_WAIT_STEPS
+                reached[i] = True
+                self.goals_reached[i] += 1
+                continue
+            if self.reach_goal[i]:
+                if self.wait[i] > 0:
+                    self.wait[i] -= 1
+                    continue
+                self._new_trip(i, self.goals[i].copy())
+            move = choose_move(kind, holds[i], self.positions[i], self.paths[i], int(self.path_index[i]),
+                               self.lane_node_mask, rng)
+            if move.is_stop:
+                continue
+            self.positions[i] = self.paths[i][move.path_index]
+            self.path_index[i] = move.path_index
+            self.headings[i] = move.heading
+            realised[i] = int(move.realised)
+        self.step_index += 1
+        if self.buffer is not None:
+            fired, witness = explanation_arrays(decisions, decided, overrides, self._witness_vars())
+            self.buffer.append_step(holds, decided, realised, fired, witness, reached)
+            self._record_state()
+        dt = time.perf_counter() - t0
+        self.step_seconds.append(dt)
+        return StepOutcome(self.step_index - 1, decided, realised, reached, dt)
+
+    def run(self, steps: int, progress: Callable[[int, int], None] | None = None,
+            should_stop: Callable[[], bool] | None = None) -> int:
+        """Run ``steps`` steps (calling ``progress(done, total)``); returns how many were run."""
+        for k in range(steps):
+            if should_stop is not None and should_stop():
+                return k
+            self.step()
+            if progress is not None:
+                progress(k + 1, steps)
+        return steps
+
+
+# ---- glue with the logic core's decision objects -----------------------------------------------------------
+
+def clause_table(program) -> list[dict]:
+    """Plain description of every clause of ``program`` (id, head, label, text) for episode metadata."""
+    out = []
+    for cid, clause in enumerate(getattr(program, "clauses", ())):
+        out.append({"id": cid, "head": str(getattr(clause, "head_name", getattr(clause, "head", ""))),
+                    "label": str(getattr(clause, "label", f"clause {cid}")), "text": str(clause)})
+    return out
+
+
+def explanation_arrays(decisions, decided: np.ndarray, overrides, nvars: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per agent: the clause id that fired for the decided action and its witness (agent indices)."""
+    n = len(decided)
+    fired = np.full(n, -1, np.int32)
+    witness = np.full((n, max(1, nvars)), -1, np.int32)
+    fc = getattr(decisions, "fired", None)
+    wt = getattr(decisions, "witness", None)
+    if fc is None:
+        return fired, witness
+    rows = np.arange(n)
+    fired[:] = np.asarray(fc)[rows, decided.astype(np.int64)]
+    if wt is not None:
+        w = np.asarray(wt)[rows, decided.astype(np.int64)]
+        witness[:, : min(w.shape[1], witness.shape[1])] = w[:, : witness.shape[1]]
+    if overrides:
+        for i in overrides:
+            fired[i] = -1
+            witness[i] = -1
+    return fired, witness
