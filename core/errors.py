@@ -64,3 +64,7 @@ class SourcePos:
 
     line: int
     col: int
+
+
+class RouteError(LogiCityError):
+    """No path can be planned (car cannot enter a lane, lane graph disconnected, bad map geometry)."""

@@ -14,6 +14,7 @@ import numpy as np
 
 if TYPE_CHECKING:  # pragma: no cover
     from .lanes import LaneGraph
+    from .layers import Junction
 
 StreetKind = Literal["walking", "traffic"]
 Orientation = Literal["horizontal", "vertical"]
@@ -63,6 +64,9 @@ class CityMap:
     * ``midline`` bool — mid-lane cells.
     * ``intersections`` int16 ``[3, H, W]`` — layer 0 car "at" lines, layer 1 pedestrian "at" lines,
       layer 2 "in" boxes; values are intersection labels 1..K (0 = none).
+
+    ``junctions`` lists every traffic crossing with its junction square (intersections have ``label`` > 0);
+    ``generator`` keeps the parameters of :func:`core.map.generate.generate_city` for generated maps.
     """
 
     name: str
@@ -76,6 +80,8 @@ class CityMap:
     midline: np.ndarray = field(repr=False)
     intersections: np.ndarray = field(repr=False)
     source: str | None = None
+    generator: dict | None = field(default=None, repr=False)
+    junctions: tuple["Junction", ...] = field(default=(), repr=False)
 
     @property
     def shape(self) -> tuple[int, int]:

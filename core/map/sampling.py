@@ -1,0 +1,187 @@
+"""Start/goal sampling for agents (§2.2 and §2.5 of the reference semantics).
+
+Candidate cells:
+
+* Pedestrians: walking-street cells (code exactly 1; crossings excluded) with a House or Office cell in their
+  8-neighbourhood.
+* Cars (``variant="master"``, the default): traffic cells (code exactly 2) from which a cross-shaped kernel
+  of reach ``walking_width + 1`` (13×13 on the reference, so only curb rows/columns) hits a Gas Station,
+  Garage or Store cell. ``variant="vis"`` uses reach ``walking_width + 4`` (19×19) and keeps only
+  eastbound/southbound lane cells, reproducing the vis branch's ``permitted_sg`` mask including its slicing
+  bug (§14.12), for the initial pick only.
+
+``agent_region`` (``region``) removes candidates with ``row >= region`` or ``col >= region``.
+
+Goals exclude the start's *nearest block* (block of the building cell nearest to the start in Manhattan
+distance, first in row-major order), dilated by a square kernel: reach ``(walking_width + 2) // 2`` for
+pedestrians (7×7 on the reference) and ``(walking_width + traffic_width // 2 + 1) // 2`` for cars (11×11);
+a car's goal also never equals its start. Every random pick is ``rng.integers(n)`` over the candidate cells in
+row-major order, so runs are reproducible from the numpy Generator passed in.
+
+Deliberate deviation: where the exclusion leaves no goal at all (e.g. a 1×1-block city) the reference would
+crash; here the goal is drawn from all candidates except the start cell instead (docs/planning.md).
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Literal
+
+import numpy as np
+from scipy import ndimage
+
+from ..codes import GARAGE, GAS_STATION, HOUSE, OFFICE, STORE, STREET_TRAFFIC, STREET_WALKING, Kind
+from ..errors import ConfigError
+from .model import CityMap
+
+__all__ = ["StartGoalSampler", "Variant", "map_widths"]
+
+Variant = Literal["master", "vis"]
+Cell = tuple[int, int]
+
+PEDESTRIAN_TARGETS = (HOUSE, OFFICE)
+CAR_TARGETS = (GAS_STATION, GARAGE, STORE)
+
+
+def map_widths(city: CityMap) -> tuple[int, int]:
+    """``(walking_width, traffic_width)``: the most common width of each street kind (5, 11 on the reference)."""
+    def mode(kind: str, default: int) -> int:
+        widths = Counter(s.width for s in city.streets if s.kind == kind)
+        if not widths:
+            return default
+        best = max(widths.values())
+        return min(wd for wd, n in widths.items() if n == best)
+    return mode("walking", 5), mode("traffic", 11)
+
+
+def _cross_dilate(mask: np.ndarray, reach: int) -> np.ndarray:
+    """Cells whose centre row or centre column of a (2·reach+1)² window hits ``mask``."""
+    size = 2 * reach + 1
+    rows = ndimage.maximum_filter1d(mask.view(np.uint8), size, axis=1, mode="constant") > 0
+    cols = ndimage.maximum_filter1d(mask.view(np.uint8), size, axis=0, mode="constant") > 0
+    return rows | cols
+
+
+class StartGoalSampler:
+    """Candidate masks and random start/goal picks for one city and one ``agent_region``.
+
+    Masks are computed once; the object is read-only after construction and may be shared between threads
+    (each caller passes its own numpy Generator).
+    """
+
+    def __init__(self, city: CityMap, region: int | None = None, *, variant: Variant = "master",
+                 walking_width: int | None = None, traffic_width: int | None = None) -> None:
+        if variant not in ("master", "vis"):
+            raise ValueError(f"unknown sampling variant {variant!r} (expected 'master' or 'vis')")
+        self.city = city
+        self.region = region
+        self.variant = variant
+        ww, tw = map_widths(city)
+        self.walking_width = ww if walking_width is None else int(walking_width)
+        self.traffic_width = tw if traffic_width is None else int(traffic_width)
+        self.car_reach = self.walking_width + (4 if variant == "vis" else 1)
+        self.ped_exclude_reach = (self.walking_width + 2) // 2
+        self.car_exclude_reach = (self.walking_width + self.traffic_width // 2 + 1) // 2
+
+        region_mask = np.ones(city.shape, dtype=bool)
+        if region is not None:
+            region_mask[int(region):, :] = False
+            region_mask[:, int(region):] = False
+        self.region_mask = region_mask
+
+        ped = city.street == STREET_WALKING
+        ped &= ndimage.binary_dilation(np.isin(city.building, PEDESTRIAN_TARGETS), structure=np.ones((3, 3), bool))
+        car = (city.street == STREET_TRAFFIC) & _cross_dilate(np.isin(city.building, CAR_TARGETS), self.car_reach)
+        # Masks remembered for re-sampling after arrival (§2.5: vis does not apply permitted_sg there).
+        self._desired = {Kind.PEDESTRIAN: ped & region_mask, Kind.CAR: car & region_mask}
+        if variant == "vis":
+            permitted = city.lane_graph.lane_cells(headings=((0, 1), (1, 0)))
+            car = car & permitted
+        self._initial = {Kind.PEDESTRIAN: ped & region_mask, Kind.CAR: car & region_mask}
+        self._cells = {k: np.argwhere(m).astype(np.int32) for k, m in self._initial.items()}
+        for m in list(self._desired.values()) + list(self._initial.values()):
+            m.setflags(write=False)
+        blocks = city.block
+        self._bcells = np.argwhere(blocks > 0).astype(np.int64)
+        self._bids = blocks[blocks > 0].astype(np.int64)  # boolean indexing is row-major, like argwhere
+        self._dilated: dict[tuple[int, int], np.ndarray] = {}
+
+    # ------------------------------------------------------------------ masks
+    def candidates(self, kind: Kind) -> np.ndarray:
+        """Bool ``[H, W]`` mask of start (and base goal) cells for ``kind`` (region applied; read-only)."""
+        return self._initial[Kind(kind)]
+
+    def candidate_cells(self, kind: Kind) -> np.ndarray:
+        """The candidate cells of :meth:`candidates` as int32 ``[N, 2]`` in row-major order."""
+        return self._cells[Kind(kind)]
+
+    def nearest_block(self, cell) -> int:
+        """Block id of the building cell nearest to ``cell`` (Manhattan; first minimum in row-major order)."""
+        if not len(self._bids):
+            return 0
+        d = np.abs(self._bcells[:, 0] - int(cell[0])) + np.abs(self._bcells[:, 1] - int(cell[1]))
+        return int(self._bids[int(np.argmin(d))])
+
+    def excluded(self, kind: Kind, cell) -> np.ndarray:
+        """Cells excluded as goals for an agent at ``cell``: its nearest block, dilated (bool ``[H, W]``)."""
+        kind = Kind(kind)
+        block = self.nearest_block(cell)
+        reach = self.car_exclude_reach if kind is Kind.CAR else self.ped_exclude_reach
+        key = (block, reach)
+        mask = self._dilated.get(key)
+        if mask is None:
+            if block == 0:
+                mask = np.zeros(self.city.shape, dtype=bool)
+            else:
+                size = 2 * reach + 1
+                mask = ndimage.binary_dilation(self.city.block == block, structure=np.ones((size, size), bool))
+            mask.setflags(write=False)
+            self._dilated[key] = mask
+        return mask
+
+    def goal_candidates(self, kind: Kind, start, *, resample: bool = False) -> np.ndarray:
+        """Goal mask for an agent starting at ``start`` (``resample=True``: the §2.5 re-sample after arrival)."""
+        kind = Kind(kind)
+        base = self._desired[kind] if resample else self._initial[kind]
+        mask = base & ~self.excluded(kind, start)
+        if kind is Kind.CAR and not resample:
+            mask[int(start[0]), int(start[1])] = False
+        return mask
+
+    # ------------------------------------------------------------------ random picks
+    def _pick(self, cells: np.ndarray, rng: np.random.Generator) -> Cell:
+        i = int(rng.integers(len(cells)))
+        return int(cells[i, 0]), int(cells[i, 1])
+
+    def _no_cells(self, kind: Kind, what: str) -> ConfigError:
+        need = "a House or Office next to a walking street" if kind is Kind.PEDESTRIAN else \
+            "a Gas Station, Garage or Store near a traffic street"
+        where = f" inside agent_region {self.region}" if self.region is not None else ""
+        return ConfigError(f"map {self.city.name!r} has no {what} cells for {Kind(kind).label.lower()}s{where} "
+                           f"(needs {need})", self.city.source)
+
+    def sample_start(self, kind: Kind, rng: np.random.Generator) -> Cell:
+        """A start cell, uniform over :meth:`candidate_cells`."""
+        cells = self._cells[Kind(kind)]
+        if not len(cells):
+            raise self._no_cells(Kind(kind), "start")
+        return self._pick(cells, rng)
+
+    def _sample_goal(self, kind: Kind, start, rng: np.random.Generator, resample: bool) -> Cell:
+        kind = Kind(kind)
+        cells = np.argwhere(self.goal_candidates(kind, start, resample=resample))
+        if not len(cells):
+            # Deliberate fallback (the reference would fail): any candidate except the start itself.
+            base = (self._desired[kind] if resample else self._initial[kind]).copy()
+            base[int(start[0]), int(start[1])] = False
+            cells = np.argwhere(base)
+            if not len(cells):
+                raise self._no_cells(kind, "goal")
+        return self._pick(cells, rng)
+
+    def sample_goal(self, kind: Kind, start, rng: np.random.Generator) -> Cell:
+        """A goal for a trip from ``start`` (§2.2), uniform over :meth:`goal_candidates`."""
+        return self._sample_goal(kind, start, rng, resample=False)
+
+    def resample_goal(self, kind: Kind, new_start, rng: np.random.Generator) -> Cell:
+        """The next goal after arrival (§2.5): the remembered candidate mask minus the new start's block."""
+        return self._sample_goal(kind, new_start, rng, resample=True)
