@@ -68,6 +68,11 @@ class IconRecord:
         return self.png.with_name(self.stem + ".json")
 
 
+def _natural_key(path: Path) -> list:
+    """Sort ``…-s9`` before ``…-s10`` (stems start with the creation time, then the seed)."""
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", path.name)]
+
+
 def _write_json_atomic(path: Path, data: Mapping[str, Any]) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -98,7 +103,7 @@ class IconLibrary:
             folder = self.root / sem
             if not folder.is_dir():
                 continue
-            for png in sorted(folder.glob("*.png")):
+            for png in sorted(folder.glob("*.png"), key=_natural_key):
                 if png.name.endswith(".raw.png"):
                     continue
                 rec = self._record(sem, png)
