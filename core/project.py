@@ -1,0 +1,380 @@
+"""Studio projects: a folder holding a city, agents, ontology, rules, recorded episodes and view settings.
+
+Format (documented for users in docs/projects.md)::
+
+    my-city/                      any folder name
+      project.yaml                the manifest (format tag, version, seed, episodes, studio view state)
+      mode.yaml                   an ordinary mode file (docs/formats.md) naming the four data files below
+      map.yaml  agents.yaml  ontology.yaml  rules.rules
+      episodes/main.npz           recorded episodes (docs/formats.md, "Episode files")
+
+Why a folder of ordinary files: every part stays readable by the headless tools (``python main.py simulate
+--mode my-city/mode.yaml`` works on a project), diffs well, and episodes stay memory-mappable.
+
+Crash safety (atomic saves): a file other than ``project.yaml`` is never overwritten in place. A part whose
+content changed is written under a fresh name (``map-2.yaml``, ``episodes/main-3.npz``), every file is written
+to a temporary file and renamed, and ``project.yaml`` is replaced last, atomically; that rename is the commit.
+Files the old manifest used and the new one does not are deleted only after the commit. A crash at any
+moment therefore leaves either the old project or the new one, never a mixture.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from .errors import ConfigError, LogiCityError
+from .yamlio import LocatedDict, dump_yaml, expect, load_yaml
+
+FORMAT_NAME = "logicity-project"
+FORMAT_VERSION = 1
+MANIFEST = "project.yaml"
+EPISODE_DIR = "episodes"
+
+#: Default file names of the parts (role -> name); a changed part gets a numbered variant of its name.
+PART_NAMES = {"mode": "mode.yaml", "map": "map.yaml", "agents": "agents.yaml", "ontology": "ontology.yaml",
+              "rules": "rules.rules"}
+
+
+# ---- atomic file helpers ------------------------------------------------------------------------------------
+
+def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return path
+
+
+def atomic_write_text(path: str | Path, text: str) -> Path:
+    return atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _file_digest(path: Path) -> str | None:
+    try:
+        return _digest(path.read_bytes())
+    except OSError:
+        return None
+
+
+def _fresh_name(folder: Path, name: str, taken: set[str]) -> str:
+    """``name`` if free in ``folder`` and not taken, else ``stem-2.ext``, ``stem-3.ext``, ..."""
+    stem, dot, ext = name.partition(".")
+    stem = re.sub(r"-\d+$", "", stem)
+    candidate = name
+    n = 1
+    while candidate in taken or (folder / candidate).exists():
+        n += 1
+        candidate = f"{stem}-{n}{dot}{ext}"
+    return candidate
+
+
+# ---- data model ---------------------------------------------------------------------------------------------
+
+@dataclass
+class EpisodeEntry:
+    """An episode listed in the manifest. ``file`` is relative to the project folder."""
+
+    file: str
+    name: str = "main"
+    seed: int = 0
+    steps: int = 0
+
+
+@dataclass
+class Project:
+    """A loaded (or new, unsaved) project.
+
+    ``config`` is the :class:`~core.sim.config.SimConfig`; ``episodes`` the manifest entries and ``loaded`` the
+    opened episode files by index (lazily filled by :func:`open_episode`). ``studio`` is free-form view state
+    (colour-by, selected agent, step, breakpoints) the studio restores.
+    """
+
+    config: Any
+    root: Path | None = None
+    name: str = "untitled"
+    seed: int = 0
+    episodes: list[EpisodeEntry] = field(default_factory=list)
+    current_episode: int | None = None
+    studio: dict[str, Any] = field(default_factory=dict)
+    parts: dict[str, str] = field(default_factory=dict)   # role -> file name inside root (after load/save)
+
+    @property
+    def manifest_path(self) -> Path | None:
+        return self.root / MANIFEST if self.root is not None else None
+
+    def episode_path(self, index: int) -> Path:
+        if self.root is None:
+            raise ValueError("project has no folder yet")
+        return self.root / self.episodes[index].file
+
+
+def new_project(config: Any, name: str | None = None, seed: int = 0) -> Project:
+    """An unsaved project around a loaded configuration (e.g. a mode file)."""
+    return Project(config=config, name=name or getattr(config, "name", "untitled"), seed=int(seed))
+
+
+# ---- loading ------------------------------------------------------------------------------------------------
+
+def find_manifest(path: str | Path) -> Path:
+    """The manifest for a project folder or a path to its ``project.yaml``."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / MANIFEST
+    if not p.exists():
+        raise ConfigError("no project here: project.yaml not found", p)
+    return p
+
+
+def is_project(path: str | Path) -> bool:
+    p = Path(path)
+    return (p.is_dir() and (p / MANIFEST).exists()) or (p.is_file() and p.name == MANIFEST)
+
+
+def _check_relative(d: LocatedDict, key: str, value: str, root: Path) -> Path:
+    rel = Path(value)
+    if rel.is_absolute() or ".." in rel.parts:
+        raise d.error(f"{key} must be a path inside the project folder, got {value!r}", key)
+    return root / rel
+
+
+def load_project(path: str | Path) -> Project:
+    """Open a project folder (or its project.yaml). Raises :class:`~core.errors.LogiCityError` subclasses that
+    name the faulty file and line; nothing is changed on disk."""
+    from .sim.config import load_mode
+
+    manifest = find_manifest(path)
+    root = manifest.parent
+    d = load_yaml(manifest)
+    if not isinstance(d, dict):
+        raise ConfigError("project.yaml must be a mapping", manifest, 1)
+    fmt = d.get("format")
+    if fmt != FORMAT_NAME:
+        raise d.error(f"not a LogiCity project (format must be {FORMAT_NAME!r}, got {fmt!r})",
+                      "format" if "format" in d else None)
+    version = expect(d, "version", int)
+    if version > FORMAT_VERSION:
+        raise d.error(f"project format version {version} is newer than this studio supports ({FORMAT_VERSION})",
+                      "version")
+    known = {"format", "version", "name", "mode", "seed", "episodes", "current_episode", "studio"}
+    for key in d:
+        if key not in known:
+            raise d.error(f"unknown key {key!r} (known: {', '.join(sorted(known))})", key)
+    mode_rel = expect(d, "mode", str)
+    mode_path = _check_relative(d, "mode", mode_rel, root)
+    if not mode_path.exists():
+        raise d.error(f"mode file not found: {mode_rel}", "mode")
+    seed = expect(d, "seed", int, required=False, default=0)
+    name = expect(d, "name", str, required=False, default=root.name)
+    episodes: list[EpisodeEntry] = []
+    eps = d.get("episodes") or []
+    if not isinstance(eps, list):
+        raise d.error("episodes must be a list", "episodes")
+    for i, item in enumerate(eps):
+        if not isinstance(item, dict):
+            raise eps.error(f"episode #{i + 1} must be a mapping", i) if hasattr(eps, "error") else \
+                d.error("episodes must hold mappings", "episodes")
+        file = expect(item, "file", str)
+        ep_path = _check_relative(item, "file", file, root)
+        if not ep_path.exists():
+            raise item.error(f"episode file not found: {file}", "file")
+        episodes.append(EpisodeEntry(file, expect(item, "name", str, required=False, default=Path(file).stem),
+                                     expect(item, "seed", int, required=False, default=seed),
+                                     expect(item, "steps", int, required=False, default=0)))
+    current = d.get("current_episode")
+    if current is not None and (not isinstance(current, int) or isinstance(current, bool)
+                                or not 0 <= current < len(episodes)):
+        raise d.error(f"current_episode must be an index into episodes (0..{len(episodes) - 1}) or null",
+                      "current_episode")
+    studio = d.get("studio") or {}
+    if not isinstance(studio, dict):
+        raise d.error("studio must be a mapping", "studio")
+    config = load_mode(mode_path)
+    parts = {"mode": mode_rel}
+    for role, file in config.files.items():
+        try:
+            parts[role] = str(Path(file).resolve().relative_to(root.resolve()))
+        except ValueError:
+            pass  # a mode may name files outside the folder; they are copied in on the next save
+    return Project(config=config, root=root, name=name, seed=seed, episodes=episodes, current_episode=current,
+                   studio=_plain(studio), parts=parts)
+
+
+def open_episode(project: Project, index: int | None = None):
+    """Open (memory-map) one of the project's episodes and check it fits the project's agents."""
+    from .errors import EpisodeFileError
+    from .sim.episode import load_episode
+
+    index = project.current_episode if index is None else index
+    if index is None:
+        return None
+    path = project.episode_path(index)
+    ep = load_episode(path)
+    names = tuple(project.config.agents.table().names)
+    if tuple(ep.agents.names) != names:
+        raise EpisodeFileError(f"episode agents ({', '.join(ep.agents.names)}) do not match the project's agents "
+                               f"({', '.join(names)})", path)
+    return ep
+
+
+def _plain(x: Any) -> Any:
+    if isinstance(x, dict):
+        return {str(k): _plain(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_plain(v) for v in x]
+    return x
+
+
+# ---- saving -------------------------------------------------------------------------------------------------
+
+def _part_bytes(config: Any, role: str) -> bytes:
+    """The file content of one part: the source file's bytes when it exists, else the object serialised."""
+    src = (config.files or {}).get(role)
+    if src and Path(src).exists():
+        return Path(src).read_bytes()
+    if role == "map":
+        from .map.io import dumps_map
+
+        return dumps_map(config.city).encode("utf-8")
+    if role == "agents":
+        from .agents.io import dumps_agent_set
+
+        return dumps_agent_set(config.agents).encode("utf-8")
+    if role == "ontology":
+        return config.ontology.to_yaml().encode("utf-8")
+    if role == "rules":
+        return config.rules.to_text().encode("utf-8")
+    raise ValueError(role)
+
+
+def _mode_text(config: Any, parts: Mapping[str, str]) -> str:
+    data: dict[str, Any] = {"name": config.name, "map": parts["map"], "agents": parts["agents"],
+                            "ontology": parts["ontology"], "rules": parts["rules"]}
+    if config.rule_section is not None:
+        data["rule_section"] = config.rule_section
+    if config.agent_region is not None:
+        data["agent_region"] = int(config.agent_region)
+    data["engine"] = config.engine
+    data["steps"] = int(config.steps)
+    for key, value in (config.extra or {}).items():
+        if key in ("spf", "vap"):
+            data[key] = value
+    return "# Mode file of a LogiCity Studio project (format: docs/formats.md, \"Mode files\").\n" + dump_yaml(data)
+
+
+def _place_part(root: Path, role: str, data: bytes, current: str | None, taken: set[str]) -> str:
+    """Reuse the current file when its content is identical, else pick a fresh name and write it."""
+    if current and _file_digest(root / current) == _digest(data):
+        taken.add(current)
+        return current
+    default = PART_NAMES.get(role, f"{role}.dat")
+    if role == "rules" and current:
+        default = "rules" + (Path(current).suffix or ".rules")
+    name = default if _file_digest(root / default) == _digest(data) else _fresh_name(root, default, taken)
+    if _file_digest(root / name) != _digest(data):
+        atomic_write_bytes(root / name, data)
+    taken.add(name)
+    return name
+
+
+def save_project(project: Project, root: str | Path | None = None, episode: Any = None,
+                 episode_meta: Mapping[str, Any] | None = None) -> Path:
+    """Save ``project`` into ``root`` (default: its folder) atomically; returns the manifest path.
+
+    ``episode`` (an :class:`~core.sim.episode.EpisodeBuffer`), when given, becomes the project's current
+    episode ("main"), replacing the previous current one. Updates ``project`` (root, parts, episodes) in place.
+    """
+    root = Path(root) if root is not None else project.root
+    if root is None:
+        raise ValueError("save_project needs a folder for a new project")
+    root.mkdir(parents=True, exist_ok=True)
+    same_folder = project.root is not None and Path(project.root).resolve() == root.resolve()
+    old_files = set(project.parts.values()) | {e.file for e in project.episodes} if same_folder else set()
+    cfg = project.config
+    taken: set[str] = set()
+    parts: dict[str, str] = {}
+    for role in ("map", "agents", "ontology", "rules"):
+        parts[role] = _place_part(root, role, _part_bytes(cfg, role), project.parts.get(role) if same_folder
+                                  else None, taken)
+    parts["mode"] = _place_part(root, "mode", _mode_text(cfg, parts).encode("utf-8"),
+                                project.parts.get("mode") if same_folder else None, taken)
+
+    entries = [EpisodeEntry(e.file, e.name, e.seed, e.steps) for e in project.episodes]
+    if not same_folder and project.root is not None:   # "save as": carry the episodes over
+        for i, e in enumerate(entries):
+            if episode is not None and i == project.current_episode:
+                continue  # replaced by the new recording below
+            data = (Path(project.root) / e.file).read_bytes()
+            e.file = f"{EPISODE_DIR}/" + _fresh_name(root / EPISODE_DIR, Path(e.file).name,
+                                                      {Path(t).name for t in taken})
+            atomic_write_bytes(root / e.file, data)
+            taken.add(e.file)
+    current = project.current_episode
+    if episode is not None:
+        name = "main" if current is None else entries[current].name
+        fname = f"{EPISODE_DIR}/" + _fresh_name(root / EPISODE_DIR, f"{_slug(name)}.npz",
+                                                {Path(t).name for t in taken})
+        episode.save(root / fname, extra_meta=episode_meta)
+        entry = EpisodeEntry(fname, name, int(episode.meta.get("seed", project.seed)), int(episode.num_steps))
+        if current is None:
+            entries.append(entry)
+            current = len(entries) - 1
+        else:
+            entries[current] = entry
+        taken.add(fname)
+
+    manifest: dict[str, Any] = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "name": project.name,
+                                "mode": parts["mode"], "seed": int(project.seed),
+                                "episodes": [{"file": e.file, "name": e.name, "seed": e.seed, "steps": e.steps}
+                                             for e in entries],
+                                "current_episode": current}
+    if project.studio:
+        manifest["studio"] = _plain(dict(project.studio))
+    header = ("# LogiCity Studio project manifest (format: docs/projects.md). Written by the studio; safe to "
+              "edit by hand.\n")
+    atomic_write_text(root / MANIFEST, header + dump_yaml(manifest))   # the commit
+
+    # after the commit: drop files only the previous manifest used
+    now_used = set(parts.values()) | {e.file for e in entries}
+    for f in old_files - now_used:
+        try:
+            (root / f).unlink()
+        except OSError:
+            pass
+    project.root = root
+    project.parts = parts
+    project.episodes = entries
+    project.current_episode = current
+    return root / MANIFEST
+
+
+def _slug(name: str) -> str:
+    s = re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-.")
+    return s or "episode"
+
+
+def describe_error(exc: BaseException) -> tuple[str, str]:
+    """(file, problem) for an error dialog: user errors name their file; others are shown as internal."""
+    if isinstance(exc, LogiCityError):
+        return exc.location() or "(unknown file)", exc.message
+    return "(internal error)", f"{type(exc).__name__}: {exc}"

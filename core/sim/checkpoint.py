@@ -1,0 +1,86 @@
+"""Checkpoints of a running :class:`~core.sim.simulation.Simulation` for branching from a past step.
+
+Why: the studio lets the user go back to step k and continue from there ("branch", discarding the recorded
+future). Re-simulating k steps from the seed is O(k); instead the worker captures the simulator's mutable state
+after every step (a few small arrays and the RNG state, microseconds) and restores the one for step k. Restoring
+and stepping again reproduces the original run exactly (a test checks it), so a branch only diverges where the
+user changes something (an action override, a new seed).
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+#: Array attributes of Simulation that change while it runs (copied on capture).
+_ARRAYS = ("positions", "headings", "goals", "path_index", "plan_id", "reach_goal", "wait", "goals_reached")
+
+
+@dataclass(frozen=True)
+class SimCheckpoint:
+    step_index: int
+    arrays: dict[str, np.ndarray]
+    paths: tuple[np.ndarray, ...]
+    agents: Any
+    rng_state: dict
+    num_timings: int
+    extra: dict[str, Any]
+
+
+def capture(sim) -> SimCheckpoint:
+    """Snapshot the mutable state of ``sim`` (call between steps, in the thread that owns it)."""
+    arrays = {name: np.array(getattr(sim, name), copy=True) for name in _ARRAYS if hasattr(sim, name)}
+    extra = {}
+    for name in getattr(sim, "checkpoint_extra", ()):  # simulators may name more state to keep
+        extra[name] = copy.deepcopy(getattr(sim, name))
+    return SimCheckpoint(int(sim.step_index), arrays, tuple(sim.paths), sim.agents,
+                         copy.deepcopy(sim.rng.bit_generator.state), len(getattr(sim, "step_seconds", ())), extra)
+
+
+def restore(sim, cp: SimCheckpoint) -> None:
+    """Put ``sim`` back into the captured state and cut its episode buffer to match."""
+    for name, arr in cp.arrays.items():
+        getattr(sim, name)[...] = arr
+    sim.paths = list(cp.paths)
+    sim.agents = cp.agents
+    sim.step_index = cp.step_index
+    sim.rng.bit_generator.state = copy.deepcopy(cp.rng_state)
+    if hasattr(sim, "step_seconds"):
+        del sim.step_seconds[cp.num_timings:]
+    for name, value in cp.extra.items():
+        setattr(sim, name, copy.deepcopy(value))
+    if getattr(sim, "buffer", None) is not None and sim.buffer.num_steps > cp.step_index:
+        sim.buffer.truncate(cp.step_index)
+
+
+class CheckpointStore:
+    """Checkpoints by step (every step by default; ``every`` > 1 keeps memory down for very long runs).
+
+    ``nearest(k)`` returns the latest checkpoint at or before step k; the caller replays the difference.
+    """
+
+    def __init__(self, every: int = 1) -> None:
+        self.every = max(1, int(every))
+        self._cps: dict[int, SimCheckpoint] = {}
+
+    def add(self, sim) -> None:
+        k = int(sim.step_index)
+        if k % self.every == 0:
+            self._cps[k] = capture(sim)
+
+    def nearest(self, k: int) -> SimCheckpoint | None:
+        keys = [s for s in self._cps if s <= k]
+        return self._cps[max(keys)] if keys else None
+
+    def truncate(self, k: int) -> None:
+        """Forget checkpoints after step k (they belong to a discarded future)."""
+        for s in [s for s in self._cps if s > k]:
+            del self._cps[s]
+
+    def clear(self) -> None:
+        self._cps.clear()
+
+    def __len__(self) -> int:
+        return len(self._cps)

@@ -1,0 +1,268 @@
+"""Timeline markers and breakpoints, computed from recorded episode data (no Qt).
+
+Why plain functions over an :class:`~core.sim.episode.EpisodeView`: the studio's timeline, the CLI and tests all
+need "where did something happen" and "should playback stop here"; both are pure questions about recorded
+arrays. Extraction works on a step range so a growing live episode is scanned incrementally.
+
+Conventions: an :class:`Event` at ``step`` k refers to *step* k (the transition from state k to state k+1), whose
+record holds the decided action and whether an agent was found on its goal; the timeline shows it at state k.
+
+More marker kinds can be added with :func:`register_event_kind`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping
+
+import numpy as np
+
+from ..codes import ACTION_INDEX, ACTION_NAMES
+
+# ---- events / markers ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something that happened during step ``step`` (agent -1: not about one agent)."""
+
+    step: int
+    kind: str
+    agent: int
+    text: str
+
+
+@dataclass(frozen=True)
+class EventKind:
+    """A marker kind: ``extract(episode, start, stop, ctx) -> events`` for steps ``start <= k < stop``.
+
+    ``ctx`` carries the studio's context (``selected``: the selected agent index or None). ``colour`` is the
+    marker colour (r, g, b); ``per_agent`` kinds follow the selection (they are recomputed when it changes).
+    """
+
+    name: str
+    label: str
+    colour: tuple[int, int, int]
+    extract: Callable[[Any, int, int, Mapping[str, Any]], list[Event]]
+    per_agent: bool = False
+
+
+def _names(episode) -> tuple[str, ...]:
+    return tuple(episode.agents.names)
+
+
+def _goal_reached(episode, start: int, stop: int, ctx: Mapping[str, Any]) -> list[Event]:
+    if stop <= start:
+        return []
+    reached = np.asarray(episode.array("reached")[start:stop])
+    names = _names(episode)
+    ks, agents = np.nonzero(reached)
+    return [Event(int(start + k), "goal_reached", int(a), f"{names[a]} reached its goal")
+            for k, a in zip(ks, agents)]
+
+
+def _action_changed(episode, start: int, stop: int, ctx: Mapping[str, Any]) -> list[Event]:
+    """The selected agent's decided action differs from the previous step's (first step never counts)."""
+    agent = ctx.get("selected")
+    if agent is None or stop <= start:
+        return []
+    lo = max(start - 1, 0)
+    dec = np.asarray(episode.array("decided")[lo:stop, agent], np.int64)
+    name = _names(episode)[agent]
+    out = []
+    for j in range(1, len(dec)):
+        if dec[j] != dec[j - 1]:
+            k = lo + j
+            out.append(Event(k, "action_changed", int(agent),
+                             f"{name}: {ACTION_NAMES[dec[j - 1]]} → {ACTION_NAMES[dec[j]]}"))
+    return out
+
+
+def _stops(episode, start: int, stop: int, ctx: Mapping[str, Any]) -> list[Event]:
+    """Steps where the selected agent was told to Stop by a rule (not a goal wait)."""
+    agent = ctx.get("selected")
+    if agent is None or stop <= start:
+        return []
+    dec = np.asarray(episode.array("decided")[start:stop, agent], np.int64)
+    fired = np.asarray(episode.array("fired")[start:stop, agent], np.int64)
+    name = _names(episode)[agent]
+    ks = np.nonzero((dec == ACTION_INDEX["Stop"]) & (fired >= 0))[0]
+    return [Event(int(start + k), "stop", int(agent), f"{name} stops") for k in ks]
+
+
+_KINDS: dict[str, EventKind] = {}
+
+
+def register_event_kind(kind: EventKind) -> None:
+    """Add (or replace) a marker kind; the timeline shows every registered kind."""
+    _KINDS[kind.name] = kind
+
+
+def event_kinds() -> dict[str, EventKind]:
+    return dict(_KINDS)
+
+
+register_event_kind(EventKind("goal_reached", "Goal reached", (40, 170, 80), _goal_reached))
+register_event_kind(EventKind("action_changed", "Selected agent's action changed", (250, 150, 20),
+                              _action_changed, per_agent=True))
+register_event_kind(EventKind("stop", "Selected agent stops (rule)", (220, 30, 40), _stops, per_agent=True))
+
+
+def extract_events(episode, start: int = 0, stop: int | None = None, *, selected: int | None = None,
+                   kinds: Iterable[str] | None = None) -> list[Event]:
+    """All events of the chosen kinds (default: all registered) in steps ``start <= k < stop``, by step."""
+    stop = episode.num_steps if stop is None else min(stop, episode.num_steps)
+    ctx = {"selected": selected}
+    out: list[Event] = []
+    for name in (kinds if kinds is not None else list(_KINDS)):
+        out.extend(_KINDS[name].extract(episode, max(start, 0), stop, ctx))
+    out.sort(key=lambda e: (e.step, e.kind, e.agent))
+    return out
+
+
+# ---- breakpoints --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A breakpoint fired at step ``step``; the studio shows state ``show``."""
+
+    breakpoint: "Breakpoint"
+    step: int
+    show: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Breakpoint:
+    """A condition that pauses playback.
+
+    ``kind``:
+
+    * ``"step"`` — pause when state ``step`` is reached (``step`` = N).
+    * ``"action"`` — pause when ``agent`` (a name) decides ``action`` (Slow/Normal/Fast/Stop) during a step;
+      the studio then shows the state in which the decision was taken.
+    * ``"goal"`` — pause when ``agent`` (or any agent when ``agent`` is None) reaches its goal.
+    """
+
+    kind: str
+    step: int | None = None
+    agent: str | None = None
+    action: str | None = None
+    enabled: bool = True
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("step", "action", "goal"):
+            raise ValueError(f"unknown breakpoint kind {self.kind!r} (step, action, goal)")
+        if self.kind == "step" and (self.step is None or int(self.step) < 0):
+            raise ValueError("a step breakpoint needs a step N >= 0")
+        if self.kind == "action":
+            if self.agent is None:
+                raise ValueError("an action breakpoint needs an agent")
+            if self.action not in ACTION_INDEX:
+                raise ValueError(f"action must be one of {', '.join(ACTION_NAMES)}, got {self.action!r}")
+
+    def describe(self) -> str:
+        if self.kind == "step":
+            return f"pause at step {self.step}"
+        if self.kind == "action":
+            return f"pause when {self.agent} does {self.action}"
+        return f"pause when {self.agent or 'any agent'} reaches its goal"
+
+    def check(self, episode, k: int) -> Hit | None:
+        """Did this breakpoint fire during step ``k`` (recorded in ``episode``)? State k+1 is the newest."""
+        if not self.enabled:
+            return None
+        if self.kind == "step":
+            if k + 1 == self.step:
+                return Hit(self, k, k + 1, self.describe())
+            return None
+        names = _names(episode)
+        agent = None
+        if self.agent is not None:
+            if self.agent not in names:
+                return None
+            agent = names.index(self.agent)
+        rec = episode.step_record(k)
+        if self.kind == "action":
+            if int(rec.decided[agent]) == ACTION_INDEX[self.action]:
+                return Hit(self, k, k, f"{self.agent} does {self.action} at step {k}")
+            return None
+        reached = np.asarray(rec.reached)
+        if agent is None:
+            if reached.any():
+                who = names[int(np.argmax(reached))]
+                return Hit(self, k, k, f"{who} reached its goal at step {k}")
+            return None
+        if reached[agent]:
+            return Hit(self, k, k, f"{self.agent} reached its goal at step {k}")
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"kind": self.kind}
+        for key in ("step", "agent", "action"):
+            if getattr(self, key) is not None:
+                d[key] = getattr(self, key)
+        if not self.enabled:
+            d["enabled"] = False
+        return d
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Breakpoint":
+        unknown = set(d) - {"kind", "step", "agent", "action", "enabled"}
+        if unknown:
+            raise ValueError(f"unknown breakpoint keys: {', '.join(sorted(unknown))}")
+        return cls(str(d.get("kind")), d.get("step"), d.get("agent"), d.get("action"), bool(d.get("enabled", True)))
+
+
+def check_breakpoints(breakpoints: Iterable[Breakpoint], episode, k: int) -> Hit | None:
+    """The first breakpoint that fires during step ``k``, or None."""
+    for bp in breakpoints:
+        hit = bp.check(episode, k)
+        if hit is not None:
+            return hit
+    return None
+
+
+@dataclass
+class MarkerIndex:
+    """Incrementally maintained markers of a growing episode (the timeline's model).
+
+    ``update(episode)`` scans only the steps recorded since the last call; ``set_selected`` recomputes the
+    per-agent kinds. ``truncate(n)`` drops events of steps >= n (branching).
+    """
+
+    selected: int | None = None
+    events: list[Event] = field(default_factory=list)
+    scanned: int = 0
+
+    def update(self, episode) -> list[Event]:
+        new = extract_events(episode, self.scanned, episode.num_steps, selected=self.selected)
+        self.events.extend(new)
+        self.scanned = episode.num_steps
+        return new
+
+    def set_selected(self, episode, selected: int | None) -> None:
+        self.selected = selected
+        keep = [e for e in self.events if e.kind in _KINDS and not _KINDS[e.kind].per_agent]
+        per = [n for n, k in _KINDS.items() if k.per_agent]
+        keep.extend(extract_events(episode, 0, self.scanned, selected=selected, kinds=per))
+        keep.sort(key=lambda e: (e.step, e.kind, e.agent))
+        self.events = keep
+
+    def truncate(self, num_steps: int) -> None:
+        self.events = [e for e in self.events if e.step < num_steps]
+        self.scanned = min(self.scanned, num_steps)
+
+    def reset(self) -> None:
+        self.events = []
+        self.scanned = 0
+
+    def next_event(self, k: int) -> int | None:
+        """First event step > k (jump to next marker)."""
+        steps = [e.step for e in self.events if e.step > k]
+        return min(steps) if steps else None
+
+    def previous_event(self, k: int) -> int | None:
+        steps = [e.step for e in self.events if e.step < k]
+        return max(steps) if steps else None
+

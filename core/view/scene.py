@@ -1,0 +1,76 @@
+"""What the map view draws for state k of an episode, as plain arrays (no Qt).
+
+Why: "the view shows exactly the recorded state" is tested here and in the GUI test against the same data, and
+the map view stays a thin painter: it turns a :class:`MapScene` into one scatter batch, a few path curves and a
+rectangle, without reading the episode itself.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from .colouring import Colouring, colour_by, colour_context
+
+PathMode = Literal["all", "selected", "none"]
+
+
+@dataclass(frozen=True)
+class MapScene:
+    """Everything drawn for one state. Coordinates are cell (row, col); the view centres glyphs in cells."""
+
+    step: int
+    positions: np.ndarray            # int32 [N, 2]
+    headings: np.ndarray             # int8 [N]
+    kinds: np.ndarray                # int8 [N]
+    names: tuple[str, ...]
+    colouring: Colouring
+    goals: np.ndarray | None         # int32 [N, 2]
+    paths: tuple[tuple[int, np.ndarray], ...]   # (agent, remaining path cells [L, 2]) per drawn path
+    selected: int | None
+    fov: tuple[int, int, int, int] | None        # inclusive (r0, r1, c0, c1) of the selected agent's view
+    agents: object = None                        # the AgentTable of the state (icon art needs concepts)
+
+    @property
+    def rgb(self) -> np.ndarray:
+        return self.colouring.rgb()
+
+
+def fov_box(grounder, position, heading) -> tuple[int, int, int, int] | None:
+    """The selected agent's field of view, from the logic core's own crop rule (§4.2)."""
+    if grounder is None:
+        return None
+    box = grounder.fov_boxes(np.asarray([position], np.int64), np.asarray([heading], np.int64))[0]
+    return tuple(int(v) for v in box)  # type: ignore[return-value]
+
+
+def build_scene(episode, k: int, *, scheme: str = "Type", selected: int | None = None,
+                paths: PathMode = "all", goals: bool = True, grounder=None,
+                clause_labels=None) -> MapScene:
+    """The scene of state ``k`` (0..num_steps) of an episode view."""
+    snap = episode.snapshot(k)
+    col = colour_by(scheme, colour_context(episode, k, clause_labels, scheme=scheme))
+    n = len(snap)
+    if selected is not None and not 0 <= selected < n:
+        selected = None
+    which: list[int] = []
+    if paths == "all":
+        which = list(range(n))
+    elif paths == "selected" and selected is not None:
+        which = [selected]
+    drawn = tuple((i, episode.remaining_path(k, i)) for i in which)
+    fov = None
+    if selected is not None:
+        fov = fov_box(grounder, snap.positions[selected], snap.headings[selected])
+    return MapScene(k, snap.positions, snap.headings, np.asarray(snap.agents.kinds), tuple(snap.agents.names),
+                    col, episode.goals(k) if goals else None, drawn, selected, fov, snap.agents)
+
+
+def nearest_agent(positions: np.ndarray, row: float, col: float, radius: float) -> int | None:
+    """Index of the agent whose cell centre is nearest to (row, col) within ``radius`` cells, else None."""
+    if len(positions) == 0:
+        return None
+    d2 = (positions[:, 0] + 0.5 - row) ** 2 + (positions[:, 1] + 0.5 - col) ** 2
+    i = int(np.argmin(d2))
+    return i if d2[i] <= radius * radius else None
