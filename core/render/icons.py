@@ -61,6 +61,11 @@ class IconSet:
         return IconSet({**self.images, **other.images}, {**self.sources, **other.sources},
                        {**self.from_library, **other.from_library})
 
+    def reload(self, semantic: str, library: IconLibrary | None,
+               default_dir: str | Path | None = DEFAULT_ICON_DIR) -> "IconSet":
+        """This set with ``semantic`` re-read (call on the Render dock's ``iconsChanged(semantic)``)."""
+        return self.merged(IconSet.load(default_dir, library, [semantic]))
+
     @classmethod
     def load(cls, default_dir: str | Path | None = DEFAULT_ICON_DIR, library: IconLibrary | None = None,
              semantics: Iterable[str] = SEMANTICS) -> "IconSet":

@@ -1,0 +1,383 @@
+"""Render dock: generate icons with a local diffusion model, review them, accept or reject them.
+
+Self-contained: give it an :class:`IconLibrary`; it emits ``iconsChanged(semantic)`` whenever the accepted icons
+of a semantic change, so the map view can reload them at once (``IconSet.reload`` + ``Renderer.set_icons``).
+Generation runs in :class:`app.icongen_worker.IconGenJob` (a QThread) with per-step progress and Cancel; every
+finished image is saved with its sidecar before it appears, so nothing is lost on cancel.
+"""
+from __future__ import annotations
+
+import secrets
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGroupBox,
+                               QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QProgressBar, QPushButton,
+                               QSizePolicy, QSpinBox, QVBoxLayout, QWidget)
+
+from app.icongen_worker import IconGenJob, IconGenWorker
+from core.errors import LogiCityError
+from core.icongen.generator import SCHEDULERS, GenerationRequest
+from core.icongen.models import (ModelError, configured_model, resolve_model, set_configured_model,
+                                 suggested_settings)
+from core.icongen.prompts import PromptBank
+from core.render.library import IconLibrary
+from core.render.semantics import LABELS, SEMANTICS
+
+from .icon_gallery import IconGallery
+
+SIZES = (("model default", None), ("512 × 512", 512), ("768 × 768", 768), ("1024 × 1024", 1024))
+POSTS = (("from prompt bank", None), ("remove background", "alpha"), ("make seamless tile", "tile"),
+         ("keep as is", "none"))
+MAX_SEED = 2 ** 31 - 1
+
+
+class RenderDock(QWidget):
+    """Icon generation form + gallery. ``iconsChanged(semantic)`` after accept/reject/import."""
+
+    iconsChanged = Signal(str)
+    #: images saved, cancelled
+    generationFinished = Signal(int, bool)
+
+    def __init__(self, library: IconLibrary, bank: PromptBank | None = None, model: str | None = None,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.library = library
+        self.job: IconGenJob | None = None
+        self._bank_error: str | None = None
+        try:
+            self.bank = bank or PromptBank.load()
+        except LogiCityError as exc:  # a broken user copy must not break the dock
+            self._bank_error = str(exc)
+            from core.icongen.prompts import DEFAULT_PROMPT_FILE
+
+            self.bank = PromptBank.load(DEFAULT_PROMPT_FILE)
+        self._build()
+        self.model_edit.setText(model if model is not None else (configured_model() or ""))
+        self._check_model(apply_suggestions=True)
+        self._semantic_changed()
+
+    # ------------------------------------------------------------------------------------------- layout ----
+    def _build(self) -> None:
+        self.model_edit = QLineEdit()
+        self.model_edit.setPlaceholderText("diffusers folder (model_index.json) or .safetensors file")
+        self.browse_dir_btn = QPushButton("Folder…")
+        self.browse_file_btn = QPushButton("File…")
+        self.model_info = QLabel()
+        self.model_info.setWordWrap(True)
+        self.model_info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        self.semantic_combo = QComboBox()
+        for s in SEMANTICS:
+            self.semantic_combo.addItem(LABELS[s], s)
+        self.prompts_edit = QPlainTextEdit()
+        self.prompts_edit.setPlaceholderText("one subject description per line; image k uses line k (cycled)")
+        self.prompts_edit.setMaximumHeight(90)
+        self.suggest_btn = QPushButton("Suggest from bank")
+        self.style_edit = QLineEdit()
+        self.style_edit.setToolTip("appended to every description: keeps viewpoint and look consistent")
+        self.negative_edit = QLineEdit()
+        self.count_spin = QSpinBox()
+        self.count_spin.setRange(1, 500)
+        self.count_spin.setValue(4)
+        self.steps_spin = QSpinBox()
+        self.steps_spin.setRange(1, 200)
+        self.steps_spin.setValue(20)
+        self.guidance_spin = QDoubleSpinBox()
+        self.guidance_spin.setRange(0.0, 30.0)
+        self.guidance_spin.setSingleStep(0.5)
+        self.guidance_spin.setValue(7.0)
+        self.seed_spin = QSpinBox()
+        self.seed_spin.setRange(0, MAX_SEED)
+        self.seed_spin.setToolTip("first seed; image k uses seed + k (shown on every result, reusable)")
+        self.random_seed_check = QCheckBox("new random seed each run")
+        self.random_seed_check.setChecked(True)
+        self.batch_spin = QSpinBox()
+        self.batch_spin.setRange(1, 16)
+        self.size_combo = QComboBox()
+        for label, _ in SIZES:
+            self.size_combo.addItem(label)
+        self.scheduler_combo = QComboBox()
+        for name in SCHEDULERS:
+            self.scheduler_combo.addItem(name)
+        self.post_combo = QComboBox()
+        for label, _ in POSTS:
+            self.post_combo.addItem(label)
+        self.device_combo = QComboBox()
+        for d in ("auto", "cuda", "mps", "cpu"):
+            self.device_combo.addItem(d)
+
+        self.generate_btn = QPushButton("Generate")
+        self.generate_btn.setDefault(True)
+        self.cancel_btn = QPushButton("Cancel")
+        self.cancel_btn.setEnabled(False)
+        self.progress_bar = QProgressBar()
+        self.progress_bar.setRange(0, 1000)
+        self.progress_bar.setTextVisible(False)
+        self.status_label = QLabel("")
+        self.status_label.setWordWrap(True)
+        self.import_btn = QPushButton("Import PNG…")
+
+        self.gallery = IconGallery(self.library)
+
+        model_row = QHBoxLayout()
+        model_row.addWidget(self.model_edit, 1)
+        model_row.addWidget(self.browse_dir_btn)
+        model_row.addWidget(self.browse_file_btn)
+        model_box = QGroupBox("Model")
+        mb = QVBoxLayout(model_box)
+        mb.addLayout(model_row)
+        mb.addWidget(self.model_info)
+
+        form = QFormLayout()
+        form.addRow("Semantic", self.semantic_combo)
+        prompts_row = QVBoxLayout()
+        prompts_row.addWidget(self.prompts_edit)
+        prompts_row.addWidget(self.suggest_btn, 0, Qt.AlignmentFlag.AlignRight)
+        form.addRow("Prompts", prompts_row)
+        form.addRow("Style", self.style_edit)
+        form.addRow("Negative", self.negative_edit)
+        nums = QHBoxLayout()
+        for label, w in (("Count", self.count_spin), ("Steps", self.steps_spin), ("Guidance", self.guidance_spin),
+                         ("Batch", self.batch_spin)):
+            nums.addWidget(QLabel(label))
+            nums.addWidget(w)
+        form.addRow(nums)
+        seed_row = QHBoxLayout()
+        seed_row.addWidget(self.seed_spin, 1)
+        seed_row.addWidget(self.random_seed_check)
+        form.addRow("Seed", seed_row)
+        opts = QHBoxLayout()
+        for label, w in (("Size", self.size_combo), ("Scheduler", self.scheduler_combo), ("After", self.post_combo),
+                         ("Device", self.device_combo)):
+            opts.addWidget(QLabel(label))
+            opts.addWidget(w)
+        form.addRow(opts)
+
+        run_row = QHBoxLayout()
+        run_row.addWidget(self.generate_btn)
+        run_row.addWidget(self.cancel_btn)
+        run_row.addWidget(self.progress_bar, 1)
+
+        gallery_box = QGroupBox("Results")
+        gb = QVBoxLayout(gallery_box)
+        gb.addWidget(self.gallery, 1)
+        gb.addWidget(self.import_btn, 0, Qt.AlignmentFlag.AlignLeft)
+        gallery_box.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
+
+        lay = QVBoxLayout(self)
+        lay.addWidget(model_box)
+        lay.addLayout(form)
+        lay.addLayout(run_row)
+        lay.addWidget(self.status_label)
+        lay.addWidget(gallery_box, 1)
+
+        self.browse_dir_btn.clicked.connect(self._browse_dir)
+        self.browse_file_btn.clicked.connect(self._browse_file)
+        self.model_edit.editingFinished.connect(lambda: self._check_model(apply_suggestions=True, remember=True))
+        self.semantic_combo.currentIndexChanged.connect(lambda _i: self._semantic_changed())
+        self.suggest_btn.clicked.connect(self.suggest_prompts)
+        self.generate_btn.clicked.connect(self.start_generation)
+        self.cancel_btn.clicked.connect(self.cancel_generation)
+        self.import_btn.clicked.connect(self._import)
+        self.gallery.statusChanged.connect(self._status_changed)
+        self.gallery.reuseRequested.connect(self.reuse)
+        if self._bank_error:
+            self.status_label.setText(f"Your prompt bank has an error (using the default): {self._bank_error}")
+
+    # ---------------------------------------------------------------------------------------- public API ----
+    @property
+    def semantic(self) -> str:
+        return self.semantic_combo.currentData()
+
+    def set_semantic(self, semantic: str) -> None:
+        self.semantic_combo.setCurrentIndex(SEMANTICS.index(semantic))
+
+    def descriptions(self) -> list[str]:
+        return [ln.strip() for ln in self.prompts_edit.toPlainText().splitlines() if ln.strip()]
+
+    def build_request(self) -> GenerationRequest:
+        """The request the form describes (full prompts = description + ", " + style)."""
+        entry = self.bank[self.semantic]
+        style = self.style_edit.text().strip()
+        descs = self.descriptions() or self.bank.suggest(self.semantic, self.count_spin.value(),
+                                                         seed=self.seed_spin.value())
+        size = SIZES[self.size_combo.currentIndex()][1]
+        post = POSTS[self.post_combo.currentIndex()][1] or entry.post
+        return GenerationRequest(
+            semantic=self.semantic, prompts=tuple(entry.full_prompt(d, style) for d in descs),
+            negative_prompt=self.negative_edit.text().strip(), n=self.count_spin.value(),
+            steps=self.steps_spin.value(), guidance=float(self.guidance_spin.value()), seed=self.seed_spin.value(),
+            width=size, height=size, batch_size=self.batch_spin.value(),
+            scheduler=self.scheduler_combo.currentText(), post=post)
+
+    def start_generation(self) -> bool:
+        """Validate, then start the background job. Returns False (and says why) when it cannot start."""
+        if self.job is not None:
+            return False
+        if not self._check_model(apply_suggestions=False):
+            return False
+        if self.random_seed_check.isChecked():
+            self.seed_spin.setValue(secrets.randbelow(MAX_SEED))
+        try:
+            req = self.build_request()
+            req.validate()
+        except (LogiCityError, ValueError) as exc:
+            self.status_label.setText(f"Cannot generate: {exc}")
+            return False
+        worker = IconGenWorker(self.model_edit.text().strip(), req, self.library,
+                               device=self.device_combo.currentText())
+        self.job = IconGenJob(worker, self)
+        self.job.progress.connect(self._on_progress)
+        self.job.status.connect(self.status_label.setText)
+        self.job.imageReady.connect(self._on_image)
+        self.job.failed.connect(self._on_failed)
+        self.job.finished.connect(self._on_finished)
+        self._failed: str | None = None
+        self._set_running(True)
+        self.progress_bar.setValue(0)
+        self.status_label.setText(f"starting: {req.n} image(s), seeds {req.seed}…{req.seed + req.n - 1}")
+        self.job.start()
+        return True
+
+    def cancel_generation(self) -> None:
+        if self.job is not None:
+            self.job.cancel()
+            self.cancel_btn.setEnabled(False)
+            self.status_label.setText("cancelling after the current step… (finished images are kept)")
+
+    def is_generating(self) -> bool:
+        return self.job is not None
+
+    def shutdown(self, wait_ms: int = 60_000) -> None:
+        """Cancel a running job and wait for its thread (call before the studio closes)."""
+        if self.job is not None:
+            self.job.cancel()
+            self.job.wait(wait_ms)
+
+    def suggest_prompts(self) -> None:
+        n = min(self.count_spin.value(), 8)
+        self.prompts_edit.setPlainText("\n".join(self.bank.suggest(self.semantic, n)))
+
+    def reuse(self, meta: dict) -> None:
+        """Fill the form from an icon's sidecar so the same image (or variations) can be made again."""
+        prompt = str(meta.get("prompt", ""))
+        style = self.style_edit.text().strip()
+        suffix = ", " + style
+        if style and prompt.endswith(suffix):
+            desc = prompt[: -len(suffix)]
+        else:  # made with another style: put the whole prompt in the box and no extra style
+            desc = prompt
+            self.style_edit.setText("")
+        self.prompts_edit.setPlainText(desc)
+        if "negative_prompt" in meta:
+            self.negative_edit.setText(str(meta["negative_prompt"]))
+        if meta.get("seed") is not None:
+            self.seed_spin.setValue(int(meta["seed"]))
+        self.random_seed_check.setChecked(False)
+        if meta.get("steps"):
+            self.steps_spin.setValue(int(meta["steps"]))
+        if meta.get("guidance") is not None:
+            self.guidance_spin.setValue(float(meta["guidance"]))
+        choice = meta.get("scheduler_choice")
+        if choice in SCHEDULERS:
+            self.scheduler_combo.setCurrentText(choice)
+        self.count_spin.setValue(1)
+        self.status_label.setText(f"form filled from {meta.get('semantic', '')} seed {meta.get('seed')}")
+
+    # -------------------------------------------------------------------------------------------- slots ----
+    def _semantic_changed(self) -> None:
+        entry = self.bank[self.semantic]
+        self.style_edit.setText(entry.style)
+        self.negative_edit.setText(entry.negative)
+        self.style_edit.setCursorPosition(0)
+        self.negative_edit.setCursorPosition(0)
+        self.prompts_edit.setPlainText("\n".join(self.bank.suggest(self.semantic, min(self.count_spin.value(), 8))))
+        self.gallery.show_semantic(self.semantic)
+
+    def _check_model(self, apply_suggestions: bool, remember: bool = False) -> bool:
+        text = self.model_edit.text().strip()
+        try:
+            src = resolve_model(text or None)
+        except ModelError as exc:
+            self.model_info.setText(str(exc))
+            self.model_info.setStyleSheet("color: #b03a2e;")
+            self.generate_btn.setToolTip("configure a model first")
+            return False
+        sug = suggested_settings(src)
+        self.model_info.setText(f"{src.kind.replace('_', ' ')}: {src.pipeline_class} — suggested: {sug.note}")
+        self.model_info.setStyleSheet("color: #2e6b3f;")
+        self.generate_btn.setToolTip("")
+        if not text:
+            self.model_edit.setText(str(src.path))
+        if apply_suggestions:
+            self.steps_spin.setValue(sug.steps)
+            self.guidance_spin.setValue(sug.guidance)
+        if remember:
+            set_configured_model(src.path)
+        return True
+
+    def _browse_dir(self) -> None:
+        d = QFileDialog.getExistingDirectory(self, "Diffusers model folder")
+        if d:
+            self.model_edit.setText(d)
+            self._check_model(apply_suggestions=True, remember=True)
+
+    def _browse_file(self) -> None:
+        f, _ = QFileDialog.getOpenFileName(self, "Stable Diffusion checkpoint", "", "Safetensors (*.safetensors)")
+        if f:
+            self.model_edit.setText(f)
+            self._check_model(apply_suggestions=True, remember=True)
+
+    def _import(self) -> None:
+        files, _ = QFileDialog.getOpenFileNames(self, f"Import {LABELS[self.semantic]} icons", "",
+                                                "Images (*.png *.jpg *.jpeg *.webp)")
+        for f in files:
+            try:
+                self.library.import_image(self.semantic, f)
+            except LogiCityError as exc:
+                self.status_label.setText(str(exc))
+        if files:
+            self.gallery.reload()
+            self.iconsChanged.emit(self.semantic)
+
+    def _on_progress(self, done: int, total: int, step: int, steps: int, first: int) -> None:
+        per = 1000 // max(total, 1)
+        batch = max(self.job.worker.request.batch_size if self.job else 1, 1)
+        n_batch = min(batch, total - done) if first >= 0 else 0
+        self.progress_bar.setValue(min(1000, done * per + (n_batch * per * step) // max(steps, 1)))
+        if first >= 0:
+            req = self.job.worker.request if self.job else None
+            seed = f" (seed {req.seed + first})" if req else ""
+            self.status_label.setText(f"image {first + 1}/{total}{seed} · step {step}/{steps}")
+
+    def _on_image(self, icon_id: str) -> None:
+        self.gallery.add_icon(icon_id)
+
+    def _on_failed(self, message: str) -> None:
+        self._failed = message
+
+    def _on_finished(self, n: int, cancelled: bool) -> None:
+        self.job = None
+        self._set_running(False)
+        if self._failed:
+            self.status_label.setText(f"Generation failed: {self._failed}"
+                                      + (f" ({n} image(s) saved before are kept)" if n else ""))
+        elif cancelled:
+            self.status_label.setText(f"Cancelled: {n} finished image(s) kept.")
+        else:
+            self.progress_bar.setValue(1000)
+            self.status_label.setText(f"Done: {n} image(s). Select and Accept the good ones.")
+        self.generationFinished.emit(n, cancelled)
+
+    def _status_changed(self, icon_id: str, status: str) -> None:
+        self.iconsChanged.emit(icon_id.split("/", 1)[0])
+
+    def _set_running(self, running: bool) -> None:
+        self.generate_btn.setEnabled(not running)
+        self.cancel_btn.setEnabled(running)
+        for w in (self.model_edit, self.browse_dir_btn, self.browse_file_btn, self.semantic_combo):
+            w.setEnabled(not running)
+
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt naming
+        self.shutdown()
+        super().closeEvent(event)
