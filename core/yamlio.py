@@ -109,6 +109,11 @@ def loads_yaml(text: str, file: str | Path | None = None) -> Any:
         line = mark.line + 1 if mark else None
         col = mark.column + 1 if mark else None
         raise ConfigError(f"YAML syntax error: {exc.problem or exc.context}", fname, line, col) from None
+    except yaml.reader.ReaderError as exc:  # a character YAML does not accept: locate it from its offset
+        pos = int(exc.position)
+        line = text.count("\n", 0, pos) + 1
+        col = pos - (text.rfind("\n", 0, pos) + 1) + 1
+        raise ConfigError(f"YAML error: unacceptable character {exc.character!r}", fname, line, col) from None
     except yaml.YAMLError as exc:  # pragma: no cover - defensive
         raise ConfigError(f"YAML error: {exc}", fname) from None
     if node is None:
