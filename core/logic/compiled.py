@@ -1,0 +1,408 @@
+"""Compiled engine: stratified evaluation of the clauses as boolean array operations over all egos at once.
+
+Why this shape: a decision is "for each head, does some clause have a binding of its existential variables
+over the ego's domain that makes every literal true". With every ego's domain padded to K entities, one
+variable means one ``[E, K]`` axis. All clauses of a head with at most one existential variable are evaluated
+together: their literals are gathered from a stacked table of ``[E, K]`` slices (negations pre-computed, a
+constant-true row pads short clauses), reduced with ``all`` over literals and ``any`` over the variable axis —
+a handful of numpy calls per head, whatever the number of agents. Clauses with two or more existential
+variables broadcast over ``[E, K, K, ...]``. Heads are evaluated stratum by stratum, so ``Not(Stop(X))`` in a
+body reads the already final Stop. Constraints are checked last; a violated one makes the ego's problem
+unsatisfiable (default Normal), as in the reference.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from ..codes import ACTION_INDEX, Action
+from .decisions import Decisions, TaskCheck, task_violations
+from .grounding import Interpretation
+from .ontology import Ontology
+from .program import Program, TaskSection
+from .syntax import EGO, Clause
+
+__all__ = ["CompiledEngine", "TaskChecker", "check_task"]
+
+_A_TRUE = 8  # row of the action table that is constant true
+
+
+class _Slots:
+    """Registry of the truth-table slices the compiled clauses read.
+
+    ego slots: ("u", p) = P(X); ("bxx", p) = P(X, X) → arrays [E].
+    var slots: ("u", p) = P(V); ("bxv", p) = P(X, V); ("bvx", p) = P(V, X); ("bvv", p) = P(V, V) → [E, K].
+    """
+
+    def __init__(self) -> None:
+        self.ego: dict[tuple[str, str], int] = {}
+        self.var: dict[tuple[str, str], int] = {}
+
+    def ego_slot(self, key: tuple[str, str]) -> int:
+        return self.ego.setdefault(key, len(self.ego))
+
+    def var_slot(self, key: tuple[str, str]) -> int:
+        return self.var.setdefault(key, len(self.var))
+
+    @staticmethod
+    def _ego_array(interp: Interpretation, key: tuple[str, str]) -> np.ndarray:
+        kind, p = key
+        if kind == "u":
+            return interp.unary_local(p)[:, 0]
+        return interp.binary_local(p)[:, 0, 0]
+
+    @staticmethod
+    def _var_array(interp: Interpretation, key: tuple[str, str]) -> np.ndarray:
+        kind, p = key
+        if kind == "u":
+            return interp.unary_local(p)
+        b = interp.binary_local(p)
+        if kind == "bxv":
+            return b[:, 0, :]
+        if kind == "bvx":
+            return b[:, :, 0]
+        return np.diagonal(b, axis1=1, axis2=2)
+
+    def tables(self, interp: Interpretation) -> tuple[np.ndarray, np.ndarray]:
+        """T0 [2*S0+1, E] and T1 [2*S1+1, E, K]: positive slices, their negations, a true row."""
+        e, k = interp.valid.shape
+        if self.ego:
+            t0 = np.stack([self._ego_array(interp, key) for key in self.ego])
+            t0 = np.concatenate([t0, ~t0, np.ones((1, e), dtype=bool)])
+        else:
+            t0 = np.ones((1, e), dtype=bool)
+        if self.var:
+            t1 = np.stack([self._var_array(interp, key) for key in self.var])
+            t1 = np.concatenate([t1, ~t1, np.ones((1, e, k), dtype=bool)])
+        else:
+            t1 = np.ones((1, e, k), dtype=bool)
+        return t0, t1
+
+
+@dataclass
+class _Lit:
+    kind: str  # "act" | "ego" | "var" | "pair"
+    positive: bool
+    slot: int = 0  # ego/var slot or action index
+    pred: str = ""
+    axes: tuple[int, ...] = ()  # variable positions (0-based among the clause's existential variables)
+
+
+def _classify(clause: Clause, onto: Ontology, slots: _Slots) -> list[_Lit]:
+    vars_ = clause.variables
+    out = []
+    for lit in clause.body:
+        p = onto[lit.pred]
+        args = lit.args
+        if p.is_action:
+            out.append(_Lit("act", lit.positive, ACTION_INDEX[p.name]))
+            continue
+        if p.arity == 1:
+            if args[0] == EGO:
+                out.append(_Lit("ego", lit.positive, slots.ego_slot(("u", p.name)), p.name))
+            else:
+                out.append(_Lit("var", lit.positive, slots.var_slot(("u", p.name)), p.name,
+                                (vars_.index(args[0]),)))
+            continue
+        a, b = args
+        if a == EGO and b == EGO:
+            out.append(_Lit("ego", lit.positive, slots.ego_slot(("bxx", p.name)), p.name))
+        elif a == EGO:
+            out.append(_Lit("var", lit.positive, slots.var_slot(("bxv", p.name)), p.name, (vars_.index(b),)))
+        elif b == EGO:
+            out.append(_Lit("var", lit.positive, slots.var_slot(("bvx", p.name)), p.name, (vars_.index(a),)))
+        elif a == b:
+            out.append(_Lit("var", lit.positive, slots.var_slot(("bvv", p.name)), p.name, (vars_.index(a),)))
+        else:
+            out.append(_Lit("pair", lit.positive, 0, p.name, (vars_.index(a), vars_.index(b))))
+    return out
+
+
+class _FlatGroup:
+    """Clauses with at most one existential variable, evaluated together."""
+
+    def __init__(self, rows: list[int], lits: list[list[_Lit]]) -> None:
+        self.rows = np.asarray(rows, dtype=np.int64)  # positions in the caller's clause list
+        self.lits = lits
+        self.has_var = [any(lt.kind == "var" for lt in ls) for ls in lits]
+
+    def finalize(self, s0: int, s1: int) -> None:
+        def pad(lists: list[list[int]], fill: int) -> np.ndarray:
+            width = max([len(x) for x in lists] + [1])
+            return np.array([x + [fill] * (width - len(x)) for x in lists], dtype=np.int64)
+
+        self.idx0 = pad([[lt.slot + (0 if lt.positive else s0) for lt in ls if lt.kind == "ego"]
+                         for ls in self.lits], 2 * s0)
+        self.idx1 = pad([[lt.slot + (0 if lt.positive else s1) for lt in ls if lt.kind == "var"]
+                         for ls in self.lits], 2 * s1)
+        self.idxa = pad([[lt.slot + (0 if lt.positive else 4) for lt in ls if lt.kind == "act"]
+                         for ls in self.lits], _A_TRUE)
+        self.any_var = any(self.has_var)
+        self.no_ego = bool((self.idx0 == 2 * s0).all())
+        self.no_act = bool((self.idxa == _A_TRUE).all())
+        self.var_rows = np.asarray(self.has_var, dtype=bool)
+
+    def eval(self, t0: np.ndarray, t1: np.ndarray, acts: np.ndarray, valid: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray]:
+        """bodies bool [C, E] and witness local index [C, E] (-1 when the clause has no variable)."""
+        c = len(self.rows)
+        e = valid.shape[0]
+        body = np.ones((c, e), dtype=bool) if self.no_ego else t0[self.idx0].all(axis=1)
+        if not self.no_act:
+            body &= acts[self.idxa].all(axis=1)
+        if self.any_var:
+            m = t1[self.idx1].all(axis=1)
+            m &= valid[None]
+            body &= m.any(axis=2)
+            wit = np.where(self.var_rows[:, None], m.argmax(axis=2), -1)
+        else:
+            wit = np.full((c, e), -1, dtype=np.int64)
+        return body, wit
+
+
+class _WideClause:
+    """A clause with two or more existential variables: broadcast over [E, K, ..., K]."""
+
+    def __init__(self, row: int, lits: list[_Lit], nvars: int) -> None:
+        self.row = row
+        self.lits = lits
+        self.m = nvars
+
+    def eval(self, interp: Interpretation, t0: np.ndarray, t1: np.ndarray, acts: np.ndarray, s0: int, s1: int
+             ) -> tuple[np.ndarray, np.ndarray]:
+        e, k = interp.valid.shape
+        m = self.m
+        ego = np.ones(e, dtype=bool)
+        for lt in self.lits:
+            if lt.kind == "ego":
+                ego &= t0[lt.slot + (0 if lt.positive else s0)]
+            elif lt.kind == "act":
+                ego &= acts[lt.slot + (0 if lt.positive else 4)]
+        wit = np.full((e, m), -1, dtype=np.int64)
+        if not ego.any():
+            return ego, wit
+
+        def shaped(arr: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+            shape = [e] + [1] * m
+            for ax in axes:
+                shape[1 + ax] = k
+            return arr.reshape(shape)
+
+        acc = ego.reshape([e] + [1] * m)
+        for i in range(m):
+            acc = acc & shaped(interp.valid, (i,))
+        for lt in self.lits:
+            if lt.kind == "var":
+                acc = acc & shaped(t1[lt.slot + (0 if lt.positive else s1)], lt.axes)
+            elif lt.kind == "pair":
+                b = interp.binary_local(lt.pred)
+                i, j = lt.axes
+                if i > j:
+                    b, (i, j) = b.transpose(0, 2, 1), (j, i)
+                arr = shaped(np.ascontiguousarray(b), (i, j))
+                acc = acc & (arr if lt.positive else ~arr)
+        flat = acc.reshape(e, -1)
+        body = flat.any(axis=1)
+        first = flat.argmax(axis=1)
+        idx = np.unravel_index(first, (k,) * m)
+        wit = np.where(body[:, None], np.stack(idx, axis=1), -1)
+        return body, wit
+
+
+class _ClauseSet:
+    """A compiled list of clauses: flat group + wide clauses, results in list order."""
+
+    def __init__(self, clauses: Sequence[Clause], onto: Ontology, slots: _Slots) -> None:
+        self.clauses = list(clauses)
+        self.ids = np.array([c.id for c in self.clauses], dtype=np.int64)
+        self.nvars = max([len(c.variables) for c in self.clauses] + [0])
+        flat_rows, flat_lits, self.wide = [], [], []
+        for r, c in enumerate(self.clauses):
+            lits = _classify(c, onto, slots)
+            if len(c.variables) <= 1:
+                flat_rows.append(r)
+                flat_lits.append(lits)
+            else:
+                self.wide.append(_WideClause(r, lits, len(c.variables)))
+        self.flat = _FlatGroup(flat_rows, flat_lits) if flat_rows else None
+
+    def finalize(self, s0: int, s1: int) -> None:
+        self.s0, self.s1 = s0, s1
+        if self.flat is not None:
+            self.flat.finalize(s0, s1)
+
+    def eval(self, interp: Interpretation, t0: np.ndarray, t1: np.ndarray, acts: np.ndarray, v: int
+             ) -> tuple[np.ndarray, np.ndarray]:
+        """bodies [C, E] and local witnesses [C, E, v] (-1 padded)."""
+        e = interp.valid.shape[0]
+        c = len(self.clauses)
+        if self.flat is not None and not self.wide:
+            body, w = self.flat.eval(t0, t1, acts, interp.valid)
+            wit = np.full((c, e, v), -1, dtype=np.int64)
+            if v:
+                wit[:, :, 0] = w
+            return body, wit
+        body = np.zeros((c, e), dtype=bool)
+        wit = np.full((c, e, max(v, 1)), -1, dtype=np.int64)
+        if self.flat is not None:
+            b, w = self.flat.eval(t0, t1, acts, interp.valid)
+            body[self.flat.rows] = b
+            wit[self.flat.rows, :, 0] = w
+        for wc in self.wide:
+            b, w = wc.eval(interp, t0, t1, acts, self.s0, self.s1)
+            body[wc.row] = b
+            wit[wc.row, :, : wc.m] = w
+        return body, wit[:, :, :v]
+
+
+def _to_global(ent: np.ndarray, local: np.ndarray) -> np.ndarray:
+    """Local witness indices [E, V] → global agent indices (-1 kept)."""
+    e = ent.shape[0]
+    safe = np.maximum(local, 0)
+    g = ent[np.arange(e)[:, None], safe]
+    return np.where(local >= 0, g, -1).astype(np.int32)
+
+
+class CompiledEngine:
+    """``CompiledEngine(program).decide(interp) -> Decisions``. Stateless after construction; thread-safe."""
+
+    def __init__(self, program: Program) -> None:
+        if not program.stratified:
+            raise ValueError("program is not stratified; it can be analysed but not run")
+        self.program = program
+        onto = program.ontology
+        self.slots = _Slots()
+        self.heads = [(ACTION_INDEX[h], _ClauseSet(program.clauses_for(h), onto, self.slots))
+                      for h in program.heads]
+        cons = program.constraints
+        self.constraints = _ClauseSet(cons, onto, self.slots) if cons else None
+        s0, s1 = len(self.slots.ego), len(self.slots.var)
+        for _, cs in self.heads:
+            cs.finalize(s0, s1)
+        if self.constraints is not None:
+            self.constraints.finalize(s0, s1)
+        self.v = program.max_vars
+
+    def decide(self, interp: Interpretation) -> Decisions:
+        e = interp.valid.shape[0]
+        v = self.v
+        holds = np.zeros((e, 4), dtype=bool)
+        clause = np.full((e, 4), -1, dtype=np.int32)
+        witness = np.full((e, 4, v), -1, dtype=np.int32)
+        unsat = np.zeros(e, dtype=bool)
+        violated = np.full(e, -1, dtype=np.int32)
+        vwit = np.full((e, v), -1, dtype=np.int32)
+        egos = interp.ent[:, 0].astype(np.int32) if e else np.zeros(0, np.int32)
+        if e == 0:
+            return Decisions(self.program, interp.names, egos, holds, clause, witness, unsat, violated, vwit)
+        t0, t1 = self.slots.tables(interp)
+        acts = np.zeros((9, e), dtype=bool)
+        acts[4:] = True
+        rows = np.arange(e)
+        for a, cs in self.heads:
+            body, wit = cs.eval(interp, t0, t1, acts, v)
+            h = body.any(axis=0)
+            first = body.argmax(axis=0)
+            holds[:, a] = h
+            acts[a] = h
+            acts[4 + a] = ~h
+            clause[:, a] = np.where(h, cs.ids[first], -1)
+            if v:
+                witness[:, a] = np.where(h[:, None], _to_global(interp.ent, wit[first, rows]), -1)
+        if self.constraints is not None:
+            cs = self.constraints
+            body, wit = cs.eval(interp, t0, t1, acts, v)
+            unsat = body.any(axis=0)
+            if unsat.any():
+                first = body.argmax(axis=0)
+                violated = np.where(unsat, cs.ids[first], -1).astype(np.int32)
+                if v:
+                    vwit = np.where(unsat[:, None], _to_global(interp.ent, wit[first, rows]), -1).astype(np.int32)
+                holds[unsat] = False
+                clause[unsat] = -1
+                witness[unsat] = -1
+        return Decisions(self.program, interp.names, egos, holds, clause, witness, unsat, violated, vwit)
+
+
+class TaskChecker:
+    """Fixed-action evaluation of an SPF task section (§6.4): the chosen action makes exactly one action
+    predicate true for the ego; a rule is violated iff one of its clause bodies holds and that clause's head
+    is not the chosen action."""
+
+    def __init__(self, section: TaskSection) -> None:
+        self.section = section
+        self.slots = _Slots()
+        clauses = section.clauses
+        self.set = _ClauseSet(clauses, section.ontology, self.slots) if clauses else None
+        if self.set is not None:
+            self.set.finalize(len(self.slots.ego), len(self.slots.var))
+        self.v = max([len(c.variables) for c in clauses] + [0])
+        self.heads = np.array([ACTION_INDEX[c.head] for c in clauses], dtype=np.int64)  # type: ignore[index]
+
+    def bodies(self, interp: Interpretation, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per clause body truth [C, E] and global witnesses [C, E, V] with ego e's action ``actions[e]``."""
+        e = interp.valid.shape[0]
+        c = len(self.section.clauses)
+        if self.set is None or e == 0:
+            return np.zeros((c, e), dtype=bool), np.full((c, e, self.v), -1, dtype=np.int32)
+        t0, t1 = self.slots.tables(interp)
+        acts = np.zeros((9, e), dtype=bool)
+        onehot = np.asarray(actions)[None, :] == np.arange(4)[:, None]
+        acts[:4] = onehot
+        acts[4:8] = ~onehot
+        acts[8] = True
+        body, wit = self.set.eval(interp, t0, t1, acts, self.v)
+        gw = np.stack([_to_global(interp.ent, wit[i]) for i in range(c)]) if self.v else \
+            np.full((c, e, 0), -1, dtype=np.int32)
+        return body, gw
+
+    def check_all(self, interp: Interpretation, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Vectorised: (reward float [E], fail bool [E]) for every ego row with its chosen action."""
+        actions = np.asarray(actions, dtype=np.int64)
+        body, _ = self.bodies(interp, actions)
+        violated = body & (self.heads[:, None] != actions[None, :])
+        e = interp.valid.shape[0]
+        reward = np.zeros(e)
+        fail = np.zeros(e, dtype=bool)
+        for rule in self.section.rules:
+            ids = [c.id for c in rule.clauses]
+            hit = violated[ids].any(axis=0)
+            reward += np.where(hit, rule.reward, 0.0)
+            fail |= hit & rule.dead
+        return reward, fail
+
+    def check(self, interp: Interpretation, ego: int, action: Action | int) -> TaskCheck:
+        """Judge one ego row's chosen action; violations carry the fired clause and its witness."""
+        sub = _RowView(interp, ego)
+        body, wit = self.bodies(sub, np.array([int(action)]))
+        return task_violations(self.section, int(interp.ent[ego, 0]), Action(int(action)), body[:, 0],
+                               wit[:, 0], interp.names)
+
+
+class _RowView(Interpretation):
+    """One ego row of an interpretation (so a single SPF check does not evaluate every agent)."""
+
+    def __init__(self, base: Interpretation, row: int) -> None:
+        self.base = base
+        self.row = row
+        self.ontology = base.ontology
+        self.names = base.names
+        self.ent = base.ent[row: row + 1]
+        self.valid = base.valid[row: row + 1]
+
+    def unary_local(self, pred: str) -> np.ndarray:
+        return self.base.unary_local(pred)[self.row: self.row + 1]
+
+    def binary_local(self, pred: str) -> np.ndarray:
+        return self.base.binary_local(pred)[self.row: self.row + 1]
+
+
+def check_task(section: TaskSection, interp: Interpretation, ego: int, action: Action | int) -> TaskCheck:
+    """Convenience: judge ``action`` for ``ego`` against ``section`` (the checker is cached on the section)."""
+    checker = section.__dict__.get("_checker")
+    if checker is None:
+        checker = TaskChecker(section)
+        object.__setattr__(section, "_checker", checker)
+    return checker.check(interp, ego, action)

@@ -1,0 +1,516 @@
+"""Grounding: the truth of every ontology predicate for every agent's own view, computed vectorised.
+
+Layout (why): each agent is an ego with its own closed domain — itself first, then the agents inside its
+field of view in ascending agent order (§4.2, §4.3). We keep these domains as a padded matrix ``ent[N, K]``
+(global agent indices, -1 = padding) so the engines evaluate all egos at once with array operations.
+Unary predicates do not depend on the ego and are computed once per agent (``[N]``) then gathered;
+binary predicates are pure functions of the global pair, computed on the gathered ``[N, K, K]`` pairs only
+(never on all N×N pairs), lazily and cached — an engine only pays for the predicates its rules use.
+
+CollidingClose coin flips (§5, §14.19): the reference draws a fresh coin each time a pair is grounded, so one
+physical pair can get different values in different agents' views. Here every ordered pair (a, b) that needs
+a coin in a step (a has moved, distance ≤ range(a), and same cell or a pedestrian with b straight ahead) gets
+exactly one draw ``rng.random() < coin``, in ascending (a, b) order, independent of who sees the pair and of
+``view_limits``. All views therefore agree, and a run is reproducible from the rng alone.
+"""
+from __future__ import annotations
+
+import math
+import threading
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from ..codes import HEADING_NAMES, Kind
+from ..map.model import CityMap
+from ..world import AgentTable, WorldSnapshot
+from .ontology import Ontology, Predicate
+from .registry import CONCEPT_ORDER
+from .spatial import DENSE_LIMIT, box_members
+
+__all__ = ["Interpretation", "TableInterpretation", "Grounder", "Grounding", "EgoView", "EntityRow",
+           "PLACEHOLDER"]
+
+#: Name of padding entities in observations (the reference's ``Entity_PH_k``).
+PLACEHOLDER = "PH"
+
+# (d_row, d_col) per heading index; row -1 (Heading.NONE) is the zero vector.
+_DIRS = np.array([[0, -1], [0, 1], [-1, 0], [1, 0], [0, 0]], dtype=np.int64)
+_DIRS_R = np.ascontiguousarray(_DIRS[:, 0])
+_DIRS_C = np.ascontiguousarray(_DIRS[:, 1])
+
+
+class Interpretation:
+    """What the engines read: for each ego row e, its domain ``ent[e]`` (global indices, ego first, -1 pad)
+    and the truth of each predicate over that domain. :class:`Grounding` computes it from a world;
+    :class:`TableInterpretation` takes explicit tables (tests, analysis)."""
+
+    ontology: Ontology
+    names: tuple[str, ...]
+    ent: np.ndarray
+    valid: np.ndarray
+
+    @property
+    def n_egos(self) -> int:
+        return self.ent.shape[0]
+
+    @property
+    def k(self) -> int:
+        return self.ent.shape[1]
+
+    @property
+    def sizes(self) -> np.ndarray:
+        return self.valid.sum(axis=1)
+
+    def unary_local(self, pred: str) -> np.ndarray:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def binary_local(self, pred: str) -> np.ndarray:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def entities(self, ego: int) -> np.ndarray:
+        """Global agent indices of ego's domain: the ego, then the in-view others ascending."""
+        row = self.ent[ego]
+        return row[self.valid[ego]].copy()
+
+    def name_of(self, agent: int) -> str:
+        return self.names[agent] if 0 <= agent < len(self.names) else f"#{agent}"
+
+
+class TableInterpretation(Interpretation):
+    """Explicit per-ego truth tables: ``unary[p]`` bool [E, K], ``binary[p]`` bool [E, K, K].
+
+    Entries outside an ego's domain are ignored (treated false). Predicates missing from the dicts are false.
+    """
+
+    def __init__(self, ontology: Ontology, valid: np.ndarray, unary: Mapping[str, np.ndarray],
+                 binary: Mapping[str, np.ndarray], ent: np.ndarray | None = None,
+                 names: Sequence[str] | None = None) -> None:
+        self.ontology = ontology
+        self.valid = np.asarray(valid, dtype=bool)
+        e, k = self.valid.shape
+        if k and not self.valid[:, 0].all():
+            raise ValueError("every ego's domain must contain the ego (column 0)")
+        if ent is None:
+            ent = np.where(self.valid, np.arange(k)[None, :], -1).astype(np.int32)
+        self.ent = np.asarray(ent, dtype=np.int32)
+        n = int(self.ent.max()) + 1 if self.ent.size else 0
+        self.names = tuple(names) if names is not None else tuple(f"E{i}" for i in range(n))
+        pair_ok = self.valid[:, :, None] & self.valid[:, None, :]
+        self._unary = {p: np.asarray(v, dtype=bool) & self.valid for p, v in unary.items()}
+        self._binary = {p: np.asarray(v, dtype=bool) & pair_ok for p, v in binary.items()}
+
+    def unary_local(self, pred: str) -> np.ndarray:
+        v = self._unary.get(pred)
+        return v if v is not None else np.zeros(self.valid.shape, dtype=bool)
+
+    def binary_local(self, pred: str) -> np.ndarray:
+        v = self._binary.get(pred)
+        if v is None:
+            e, k = self.valid.shape
+            return np.zeros((e, k, k), dtype=bool)
+        return v
+
+
+@dataclass(frozen=True)
+class EntityRow:
+    """One entity of an ego's view (inspector table)."""
+
+    local: int
+    agent: int  # global index, -1 for a placeholder
+    name: str
+    unary: tuple[str, ...]
+    relations: tuple[tuple[str, str], ...]  # (predicate, other entity name): predicate(this, other) is true
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"local": self.local, "agent": self.agent, "name": self.name, "unary": list(self.unary),
+                "relations": [{"predicate": p, "object": o} for p, o in self.relations]}
+
+
+@dataclass(frozen=True)
+class EgoView:
+    ego: int
+    ego_name: str
+    step: int
+    rows: tuple[EntityRow, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ego": self.ego, "ego_name": self.ego_name, "step": self.step,
+                "entities": [r.to_dict() for r in self.rows]}
+
+
+_CAR = int(Kind.CAR)
+_PED = int(Kind.PEDESTRIAN)
+
+
+class _PairGeom:
+    """Pair geometry for first-argument indices ``a`` and second-argument indices ``b`` (broadcastable, -1 =
+    none): offsets ``b - a`` and squared distance, plus the mask of real, distinct pairs."""
+
+    __slots__ = ("a", "b", "dr", "dc", "d2", "ok")
+
+    def __init__(self, a: np.ndarray, b: np.ndarray, dr: np.ndarray, dc: np.ndarray, ok: np.ndarray) -> None:
+        self.a, self.b, self.dr, self.dc, self.ok = a, b, dr, dc, ok
+        self.d2 = dr * dr + dc * dc
+
+    @classmethod
+    def of(cls, pos: np.ndarray, a: np.ndarray, b: np.ndarray) -> "_PairGeom":
+        pa, pb = pos[a], pos[b]
+        return cls(a, b, pb[..., 0] - pa[..., 0], pb[..., 1] - pa[..., 1], (a >= 0) & (b >= 0) & (a != b))
+
+    @classmethod
+    def local(cls, pos: np.ndarray, ent: np.ndarray, valid: np.ndarray) -> "_PairGeom":
+        """All pairs (ent[e, i], ent[e, j]) of each ego's domain: arrays broadcast to [E, K, K]."""
+        p = pos[ent]  # [E, K, 2]
+        k = ent.shape[1]
+        ok = valid[:, :, None] & valid[:, None, :] & ~np.eye(k, dtype=bool)[None]
+        a = ent[:, :, None].astype(np.int64)
+        b = ent[:, None, :].astype(np.int64)
+        return cls(a, b, p[:, None, :, 0] - p[:, :, None, 0], p[:, None, :, 1] - p[:, :, None, 1], ok)
+
+
+class _AgentStatic:
+    """Per-agent-table arrays reused across steps (the agent table rarely changes within an episode)."""
+
+    def __init__(self, grounder: "Grounder", agents: AgentTable) -> None:
+        self.agents = agents
+        n = len(agents)
+        self.kinds = np.asarray(agents.kinds, dtype=np.int64)
+        self.is_car = self.kinds == _CAR
+        self.is_ped = self.kinds == _PED
+        self.priority = np.asarray(agents.priorities, dtype=np.int64)
+
+        def concept(name: str) -> np.ndarray:
+            arr = agents.concepts.get(name)
+            return np.asarray(arr, dtype=bool) if arr is not None else np.zeros(n, dtype=bool)
+
+        self.semantic: dict[str, np.ndarray] = {}
+        for p in grounder.ontology.unary:
+            g = p.grounding
+            if g is None:
+                v = np.zeros(n, dtype=bool)
+            elif g == "is_pedestrian":
+                v = self.is_ped
+            elif g == "is_car":
+                v = self.is_car
+            elif g in ("is_ambulance", "is_bus", "is_police", "is_tiro", "is_reckless"):
+                v = ~self.is_ped & concept(g[3:])
+            elif g in ("is_old", "is_young"):
+                v = ~self.is_car & concept(g[3:])
+            else:
+                continue
+            self.semantic[p.name] = v
+        self.reach = {p.name: grounder.collide_range(p, agents) for p in grounder._colliding}
+
+
+class Grounder:
+    """Grounds an ontology on a city: ``Grounder(city, ontology).ground(snapshot, rng)``.
+
+    Uses only ``city.intersections``, the city shape and the snapshot's positions/headings/agent table.
+    """
+
+    def __init__(self, city: CityMap, ontology: Ontology) -> None:
+        self.city = city
+        self.ontology = ontology
+        inter = np.asarray(city.intersections)
+        self.height, self.width = int(city.height), int(city.width)
+        self.at_car = inter[0] != 0
+        self.at_ped = inter[1] != 0
+        self.in_box = inter[2] != 0
+        view = ontology.view
+        self.fov = f = int(view["fov"])
+        b = view["behind"]
+        self.behind = (int(b["left"]), int(b["right"]), int(b["up"]), int(b["down"]))
+        left, right, up, down = self.behind
+        # (r0, r1, c0, c1) offsets per heading LEFT, RIGHT, UP, DOWN, NONE (index -1 → last row), §4.2
+        self._box_off = np.array([[-f, f, -f, left], [-f, f, -right, f], [-f, up, -f, f], [-down, f, -f, f],
+                                  [-f, f, -f, f]], dtype=np.int64)
+        self._box_hi = np.array([self.height - 1, self.height - 1, self.width - 1, self.width - 1],
+                                dtype=np.int64)
+        self._colliding = [p for p in ontology.grounded if p.grounding == "colliding_close"]
+        self._unary_names = [p.name for p in ontology.unary]
+        self._static: _AgentStatic | None = None
+        self._static_lock = threading.Lock()
+
+    def static(self, agents: AgentTable) -> _AgentStatic:
+        st = self._static
+        if st is None or st.agents is not agents:
+            st = _AgentStatic(self, agents)
+            with self._static_lock:
+                self._static = st
+        return st
+
+    # -- field of view ---------------------------------------------------------------------------------------
+    def fov_boxes(self, positions: np.ndarray, headings: np.ndarray) -> np.ndarray:
+        """Inclusive crop boxes (r0, r1, c0, c1) per agent, clipped to the map (§4.2)."""
+        pos = np.asarray(positions, dtype=np.int64)
+        boxes = pos[:, (0, 0, 1, 1)] + self._box_off[np.asarray(headings, dtype=np.int64)]
+        return np.minimum(np.maximum(boxes, 0), self._box_hi)
+
+    def ground(self, snapshot: WorldSnapshot, rng: np.random.Generator,
+               view_limits: Mapping[int, int] | None = None) -> "Grounding":
+        """Ground every predicate for every agent's view of ``snapshot``.
+
+        ``view_limits[ego]`` caps that ego's domain (ego included) to the ego plus the first in-view others
+        in agent order (SPF, §7.2). ``rng`` supplies the CollidingClose coin flips (see module doc).
+        """
+        pos = np.asarray(snapshot.positions, dtype=np.int64)
+        head = np.asarray(snapshot.headings, dtype=np.int64)
+        n = len(pos)
+        st = self.static(snapshot.agents)
+        if n == 0:
+            ent = np.zeros((0, 1), dtype=np.int32)
+            return Grounding(self, snapshot, st, ent, ent >= 0, {})
+        q, a = box_members(pos, self.fov_boxes(pos, head))
+        counts = np.bincount(q, minlength=n)
+        starts = np.cumsum(counts) - counts
+        rank = np.arange(len(q)) - starts[q]
+        # ego first: entries before the ego move one slot right, the ego goes to slot 0
+        rank = np.where(a == q, 0, rank + (a < q))
+        if view_limits:
+            lim = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+            for ego, v in view_limits.items():
+                lim[int(ego)] = max(int(v), 1)
+            keep = rank < lim[q]
+            q, a, rank = q[keep], a[keep], rank[keep]
+        k = int(rank.max()) + 1
+        ent = np.full((n, k), -1, dtype=np.int32)
+        ent[q, rank] = a
+        coins = {p.name: self._draw_coins(p, pos, head, st, rng) for p in self._colliding}
+        return Grounding(self, snapshot, st, ent, ent >= 0, coins)
+
+    # -- CollidingClose coins -----------------------------------------------------------------------------------
+    def collide_range(self, pred: Predicate, agents: AgentTable) -> np.ndarray:
+        """Reach per agent: the first concept (tiro, bus, ambulance, old, young, police, reckless) with an entry
+        in the range table, else the kind's entry (§4.6)."""
+        table = pred.params["range"]
+        kinds = np.asarray(agents.kinds)
+        reach = np.where(kinds == _CAR, float(table["car"]), float(table["pedestrian"]))
+        done = np.zeros(len(agents), dtype=bool)
+        for concept in CONCEPT_ORDER:
+            if concept in table and concept in agents.concepts:
+                has = np.asarray(agents.concepts[concept], dtype=bool) & ~done
+                reach = np.where(has, float(table[concept]), reach)
+                done |= has
+        return reach
+
+    def _draw_coins(self, pred: Predicate, pos: np.ndarray, head: np.ndarray, st: _AgentStatic,
+                    rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        n = len(pos)
+        reach = st.reach[pred.name]
+        idx = np.nonzero(head >= 0)[0]
+        if len(idx) == 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)
+        if len(idx) * n <= DENSE_LIMIT:
+            g = _PairGeom.of(pos, idx[:, None], np.arange(n)[None, :])
+            need = _coin_needed(pred, g, head, reach, st.is_car)
+            qa, b = np.nonzero(need)
+            keys = idx[qa] * n + b  # row-major: sorted by (a, b)
+        else:
+            ri = np.ceil(reach[idx]).astype(np.int64)
+            p = pos[idx]
+            boxes = np.stack([p[:, 0] - ri, p[:, 0] + ri, p[:, 1] - ri, p[:, 1] + ri], axis=1)
+            qq, b = box_members(pos, boxes)
+            a = idx[qq]
+            g = _PairGeom.of(pos, a, b)
+            need = _coin_needed(pred, g, head, reach, st.is_car)
+            keys = a[need] * n + b[need]  # sorted: box_members orders by (query, agent) and idx ascends
+        vals = rng.random(len(keys)) < float(pred.params["coin"])
+        return keys, vals
+
+
+def _straight_ahead(pred: Predicate, g: _PairGeom, head_a: np.ndarray) -> np.ndarray:
+    """angle between a's heading and (b - a) below the threshold (distance > 0 assumed by callers).
+
+    For angles below π/2, ``arccos(dot/dist) < angle`` ⟺ ``dot > 0 and dot² > cos²(angle)·dist²``; with integer
+    offsets the two never disagree (no offset ratio lies within rounding distance of cos(angle))."""
+    dot = _DIRS_R[head_a] * g.dr + _DIRS_C[head_a] * g.dc
+    angle = float(pred.params["angle"])
+    if angle < math.pi / 2:
+        c2 = math.cos(angle) ** 2
+        return (dot > 0) & (dot * dot > c2 * g.d2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cos = np.where(g.d2 > 0, dot / np.sqrt(np.maximum(g.d2, 1)), -1.0)
+    return np.arccos(np.clip(cos, -1.0, 1.0)) < angle
+
+
+def _coin_needed(pred: Predicate, g: _PairGeom, head: np.ndarray, reach: np.ndarray,
+                 is_car: np.ndarray) -> np.ndarray:
+    ha = head[g.a]
+    base = g.ok & (ha >= 0) & (g.d2 <= reach[g.a] ** 2)
+    same = g.d2 == 0
+    return base & (same | (~is_car[g.a] & _straight_ahead(pred, g, ha)))
+
+
+class Grounding(Interpretation):
+    """All predicate truths of one step, per ego view. Thread-safe for reading (lazy parts are locked)."""
+
+    def __init__(self, grounder: Grounder, snapshot: WorldSnapshot, static: _AgentStatic, ent: np.ndarray,
+                 valid: np.ndarray, coins: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> None:
+        self.grounder = grounder
+        self.ontology = grounder.ontology
+        self.snapshot = snapshot
+        self.step = snapshot.step
+        self.names = tuple(snapshot.agents.names)
+        self.ent = ent
+        self.valid = valid
+        self._st = static
+        self._coins = coins
+        self._pos = np.asarray(snapshot.positions, dtype=np.int64)
+        self._head = np.asarray(snapshot.headings, dtype=np.int64)
+        self._lock = threading.RLock()
+        self._unary: dict[str, np.ndarray] | None = None
+        self._unary_local: dict[str, np.ndarray] | None = None
+        self._binary_local: dict[str, np.ndarray] = {}
+        self._geom: _PairGeom | None = None
+
+    # -- global values --------------------------------------------------------------------------------------
+    def _all_unary(self) -> dict[str, np.ndarray]:
+        u = self._unary
+        if u is None:
+            with self._lock:
+                u = self._unary
+                if u is None:
+                    u = dict(self._st.semantic)
+                    gr = self.grounder
+                    r, c = self._pos[:, 0], self._pos[:, 1]
+                    for p in self.ontology.unary:
+                        if p.grounding == "is_at_intersection":
+                            u[p.name] = (self._st.is_car & gr.at_car[r, c]) | (self._st.is_ped & gr.at_ped[r, c])
+                        elif p.grounding == "is_in_intersection":
+                            u[p.name] = gr.in_box[r, c]
+                    self._unary = u
+        return u
+
+    def unary(self, pred: str) -> np.ndarray:
+        """bool [N]: the unary predicate for every agent (independent of who looks)."""
+        return self._all_unary()[pred]
+
+    def pair(self, pred: str, a: np.ndarray | int, b: np.ndarray | int) -> np.ndarray:
+        """Binary predicate for global index arrays ``a`` (first argument) and ``b`` (broadcast; -1 → False)."""
+        a_, b_ = np.broadcast_arrays(np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64))
+        return self._compute_binary(self.ontology[pred], _PairGeom.of(self._pos, a_, b_))
+
+    def truth(self, pred: str, *agents: int) -> bool:
+        """Truth of one ground atom over global agent indices, e.g. ``truth("NextTo", 3, 5)``."""
+        p = self.ontology[pred]
+        if p.is_action:
+            raise ValueError(f"{pred} is an action predicate; ask the engine's Decisions")
+        if len(agents) != p.arity:
+            raise ValueError(f"{pred} takes {p.arity} argument(s)")
+        if p.arity == 1:
+            return bool(self.unary(pred)[agents[0]])
+        return bool(self.pair(pred, agents[0], agents[1]))
+
+    # -- per-ego views (engines) ---------------------------------------------------------------------------------
+    def unary_local(self, pred: str) -> np.ndarray:
+        ul = self._unary_local
+        if ul is None:
+            with self._lock:
+                ul = self._unary_local
+                if ul is None:
+                    u = self._all_unary()
+                    names = self.grounder._unary_names
+                    stacked = np.stack([u[nm] for nm in names])[:, self.ent] & self.valid[None]
+                    ul = dict(zip(names, stacked))
+                    self._unary_local = ul
+        return ul[pred]
+
+    def binary_local(self, pred: str) -> np.ndarray:
+        v = self._binary_local.get(pred)
+        if v is None:
+            with self._lock:
+                v = self._binary_local.get(pred)
+                if v is None:
+                    if self._geom is None:
+                        self._geom = _PairGeom.local(self._pos, self.ent, self.valid)
+                    v = self._compute_binary(self.ontology[pred], self._geom)
+                    self._binary_local[pred] = v
+        return v
+
+    # -- binary predicate implementations ------------------------------------------------------------------------
+    def _compute_binary(self, p: Predicate, geom: _PairGeom) -> np.ndarray:
+        g = p.grounding
+        if g is None:
+            return np.zeros(np.broadcast_shapes(geom.a.shape, geom.b.shape), dtype=bool)
+        if g == "is_close":
+            lo, hi = float(p.params["min"]), float(p.params["max"])
+            return geom.ok & (geom.d2 > lo * lo) & (geom.d2 <= hi * hi)
+        if g == "next_to":
+            hi = float(p.params["max"])
+            return geom.ok & (geom.d2 < hi * hi)
+        if g == "higher_priority":
+            pri = self._st.priority
+            return geom.ok & (pri[geom.a] < pri[geom.b])
+        if g in ("left_of", "right_of"):
+            # X = a, Y = b; Y's heading (hr, hc); (rr, rc) = pos_X - pos_Y = -(dr, dc); z = hr*rc - hc*rr
+            hb = self._head[geom.b]
+            z = _DIRS_C[hb] * geom.dr - _DIRS_R[hb] * geom.dc
+            side = z > 0 if g == "left_of" else z < 0
+            return geom.ok & (hb >= 0) & side
+        if g == "colliding_close":
+            return self._colliding(p, geom)
+        raise ValueError(f"{p.name}: grounding {g!r} is not binary")  # pragma: no cover
+
+    def _colliding(self, p: Predicate, geom: _PairGeom) -> np.ndarray:
+        reach = self._st.reach[p.name]
+        ha = self._head[geom.a]
+        base = geom.ok & (ha >= 0) & (geom.d2 <= reach[geom.a] ** 2)
+        same = geom.d2 == 0
+        ahead = _straight_ahead(p, geom, ha)
+        car = self._st.is_car[geom.a]
+        out = base & ahead & car  # ahead implies distance > 0
+        need = base & (same | (ahead & ~car))
+        if need.any():
+            keys, vals = self._coins.get(p.name, (np.zeros(0, np.int64), np.zeros(0, bool)))
+            n = len(self.names)
+            a_, b_ = np.broadcast_arrays(geom.a, geom.b)
+            qk = a_[need] * n + b_[need]
+            if len(keys):
+                i = np.minimum(np.searchsorted(keys, qk), len(keys) - 1)
+                hit = (keys[i] == qk) & vals[i]
+            else:
+                hit = np.zeros(len(qk), dtype=bool)
+            out = np.array(out, copy=True)
+            out[need] = hit
+        return out
+
+    # -- inspector / SPF ------------------------------------------------------------------------------------------
+    def ego_view(self, ego: int) -> EgoView:
+        """Plain data: every entity of ego's view with its true unary predicates and true relations."""
+        ents = self.entities(ego)
+        names = [self.names[a] for a in ents]
+        rows = []
+        binaries = self.ontology.binary
+        pair_vals = {p.name: self.pair(p.name, ents[:, None], ents[None, :]) for p in binaries}
+        for i, a in enumerate(ents):
+            unary = tuple(p.name for p in self.ontology.unary if self.unary(p.name)[a])
+            rel = tuple((p.name, names[j]) for p in binaries for j in range(len(ents)) if pair_vals[p.name][i, j])
+            rows.append(EntityRow(i, int(a), names[i], unary, rel))
+        return EgoView(ego, self.names[ego], self.step, tuple(rows))
+
+    def observation(self, ego: int, n_entities: int = 5) -> np.ndarray:
+        """The SPF observation (§7.2): float32, predicates in ontology order, each a contiguous block —
+        unary ``[P(e0..e{n-1})]``, binary row-major ``[P(ei, ej)]``; missing entities are placeholders (0)."""
+        ents = self.entities(ego)[:n_entities]
+        idx = np.full(n_entities, -1, dtype=np.int64)
+        idx[: len(ents)] = ents
+        parts = []
+        for p in self.ontology.grounded:
+            if p.arity == 1:
+                u = self.unary(p.name)
+                parts.append(np.where(idx >= 0, u[idx], False))
+            else:
+                parts.append(self.pair(p.name, idx[:, None], idx[None, :]).reshape(-1))
+        return np.concatenate(parts).astype(np.float32) if parts else np.zeros(0, np.float32)
+
+    def entity_names(self, ego: int, n_entities: int | None = None) -> list[str]:
+        """Names of ego's entities (padded with ``PH`` to ``n_entities`` when given)."""
+        names = [self.names[a] for a in self.entities(ego)]
+        if n_entities is not None:
+            names = names[:n_entities] + [PLACEHOLDER] * max(0, n_entities - len(names))
+        return names
+
+    def heading_name(self, agent: int) -> str:
+        return HEADING_NAMES[int(self._head[agent])]

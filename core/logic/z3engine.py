@@ -1,0 +1,238 @@
+"""z3 engine: the rules as an SMT problem, solved per ego, built the fast way.
+
+Semantics (same as the reference's §6.3, same answer as :mod:`core.logic.compiled`): over the closed domain of
+the ego's K entities, every ground atom is fixed, each defined action A satisfies the Clark completion
+``A == Or(bodies of A's clauses over all bindings)``, undefined actions are false, and constraints are asserted
+as ``Not(body)``; unsat (only possible through a constraint) gives the default.
+
+Why it is fast: the reference builds a fresh solver per agent per step, declares an uninterpreted sort,
+re-evaluates rule strings and asserts quantified formulas plus every atom one by one. Here the quantifiers are
+expanded once per domain size K into a propositional *template* (closed-world domain made explicit: a
+binding is a tuple of domain positions), asserted once into a solver that is kept per thread and per K. Each
+ego's atoms are passed as assumption literals to ``check`` — no string processing, no re-assertion, no
+push/pop. Only atoms the clauses can read are variables of the template.
+
+Threads: a z3 context is not thread-safe, so every thread gets its own ``z3.Context`` and templates
+(``threading.local``); results are plain numpy arrays.
+"""
+from __future__ import annotations
+
+import itertools
+import threading
+from typing import Any
+
+import numpy as np
+import z3
+
+from ..codes import ACTION_INDEX, ACTION_NAMES
+from .decisions import Decisions
+from .grounding import Interpretation
+from .program import Program
+from .syntax import EGO, Clause
+
+__all__ = ["Z3Engine"]
+
+
+class _Template:
+    """The grounded completion of a program for domain size K, in one solver."""
+
+    def __init__(self, program: Program, k: int, ctx: z3.Context, timeout_ms: int | None) -> None:
+        self.k = k
+        onto = program.ontology
+        self.atoms: dict[tuple[str, tuple[int, ...]], z3.BoolRef] = {}
+        self.acts = [z3.Bool(f"{a}(X)", ctx) for a in ACTION_NAMES]
+        self.true = z3.BoolVal(True, ctx)
+        self.ctx = ctx
+
+        def atom(pred: str, idx: tuple[int, ...]) -> z3.BoolRef:
+            key = (pred, idx)
+            v = self.atoms.get(key)
+            if v is None:
+                v = z3.Bool(f"{pred}({','.join(map(str, idx))})", ctx)
+                self.atoms[key] = v
+            return v
+
+        def bodies(clause: Clause) -> tuple[list[z3.BoolRef], list[tuple[int, ...]]]:
+            vars_ = clause.variables
+            out, binds = [], []
+            for binding in itertools.product(range(k), repeat=len(vars_)):
+                env = dict(zip(vars_, binding))
+                env[EGO] = 0
+                lits = []
+                for lit in clause.body:
+                    p = onto[lit.pred]
+                    if p.is_action:
+                        t = self.acts[ACTION_INDEX[p.name]]
+                    else:
+                        t = atom(p.name, tuple(env[a] for a in lit.args))
+                    lits.append(t if lit.positive else z3.Not(t))
+                out.append(z3.And(lits) if len(lits) > 1 else (lits[0] if lits else self.true))
+                binds.append(binding)
+            return out, binds
+
+        s = z3.Solver(ctx=ctx)
+        if timeout_ms:
+            s.set("timeout", int(timeout_ms))
+        self.witness_terms: dict[int, z3.ArithRef] = {}
+        self.witness_decode: dict[int, list[tuple[int, tuple[int, ...]]]] = {}
+        self.defined: list[int] = []
+        for a, name in enumerate(ACTION_NAMES):
+            clauses = program.clauses_for(name)
+            if not clauses:
+                s.add(z3.Not(self.acts[a]))
+                continue
+            self.defined.append(a)
+            all_bodies: list[z3.BoolRef] = []
+            decode: list[tuple[int, tuple[int, ...]]] = []
+            for c in clauses:
+                b, binds = bodies(c)
+                all_bodies += b
+                decode += [(c.id, bd) for bd in binds]
+            s.add(self.acts[a] == z3.Or(all_bodies))
+            self.witness_terms[a] = self._chain(all_bodies)
+            self.witness_decode[a] = decode
+        self.guard = z3.Bool("constraints", ctx)
+        cons = program.constraints
+        self.cons_term = None
+        if cons:
+            cb: list[z3.BoolRef] = []
+            decode = []
+            for c in cons:
+                b, binds = bodies(c)
+                cb += b
+                decode += [(c.id, bd) for bd in binds]
+            s.add(z3.Implies(self.guard, z3.Not(z3.Or(cb))))
+            self.cons_term = self._chain(cb)
+            self.cons_decode = decode
+        self.solver = s
+        # packed action value: one model evaluation gives all four
+        self.packed = z3.Sum([z3.If(self.acts[a], 1 << a, 0) for a in range(4)]) if self.defined else None
+        # gather plan: atom order for assumption literals
+        keys = list(self.atoms)
+        self.keys = keys
+        self.pos_lits = np.empty(len(keys), dtype=object)
+        self.neg_lits = np.empty(len(keys), dtype=object)
+        for i, key in enumerate(keys):
+            self.pos_lits[i] = self.atoms[key]
+            self.neg_lits[i] = z3.Not(self.atoms[key])
+        self.plan: list[tuple[str, int, np.ndarray, np.ndarray | None]] = []
+        by_pred: dict[str, list[tuple[int, tuple[int, ...]]]] = {}
+        for i, (pred, idx) in enumerate(keys):
+            by_pred.setdefault(pred, []).append((i, idx))
+        self.order = np.zeros(len(keys), dtype=np.int64)
+        col = 0
+        for pred, items in by_pred.items():
+            arity = onto[pred].arity
+            ii = np.array([idx[0] for _, idx in items], dtype=np.int64)
+            jj = np.array([idx[1] for _, idx in items], dtype=np.int64) if arity == 2 else None
+            self.plan.append((pred, arity, ii, jj))
+            for t, (i, _) in enumerate(items):
+                self.order[col + t] = i
+            col += len(items)
+
+    def _chain(self, terms: list[z3.BoolRef]) -> z3.ArithRef:
+        """Index of the first true term (-1 if none): one model evaluation gives the witness."""
+        expr: z3.ArithRef = z3.IntVal(-1, self.ctx)
+        for i in range(len(terms) - 1, -1, -1):
+            expr = z3.If(terms[i], z3.IntVal(i, self.ctx), expr)
+        return expr
+
+    def values(self, interp: Interpretation, rows: np.ndarray) -> np.ndarray:
+        """bool [len(rows), n_atoms] truth of each template atom for each ego row (atom order = self.keys)."""
+        cols = []
+        k = self.k
+        for pred, arity, ii, jj in self.plan:
+            if arity == 1:
+                u = interp.unary_local(pred)[rows, :k]
+                cols.append(u[:, ii])
+            else:
+                b = interp.binary_local(pred)[rows, :k, :k]
+                cols.append(b[:, ii, jj])
+        if not cols:
+            return np.zeros((len(rows), 0), dtype=bool)
+        vals = np.concatenate(cols, axis=1)
+        out = np.empty_like(vals)
+        out[:, self.order] = vals
+        return out
+
+
+class Z3Engine:
+    """``Z3Engine(program).decide(interp) -> Decisions``; usable from any thread (one z3 context each)."""
+
+    def __init__(self, program: Program, *, timeout_ms: int | None = None) -> None:
+        if not program.stratified:
+            raise ValueError("program is not stratified; it can be analysed but not run")
+        self.program = program
+        self.timeout_ms = timeout_ms
+        self._local = threading.local()
+        self.v = program.max_vars
+
+    def _template(self, k: int) -> _Template:
+        st = self._local
+        if not hasattr(st, "templates"):
+            st.ctx = z3.Context()
+            st.templates = {}
+        t = st.templates.get(k)
+        if t is None:
+            t = _Template(self.program, k, st.ctx, self.timeout_ms)
+            st.templates[k] = t
+        return t
+
+    def interrupt(self) -> None:
+        """Cancel a running check in the calling thread's context (use from the owning thread's watchdog)."""
+        ctx = getattr(self._local, "ctx", None)
+        if ctx is not None:
+            ctx.interrupt()
+
+    def decide(self, interp: Interpretation) -> Decisions:
+        e = interp.valid.shape[0]
+        v = self.v
+        holds = np.zeros((e, 4), dtype=bool)
+        clause = np.full((e, 4), -1, dtype=np.int32)
+        witness = np.full((e, 4, v), -1, dtype=np.int32)
+        unsat = np.zeros(e, dtype=bool)
+        violated = np.full(e, -1, dtype=np.int32)
+        vwit = np.full((e, v), -1, dtype=np.int32)
+        egos = interp.ent[:, 0].astype(np.int32) if e else np.zeros(0, np.int32)
+        sizes = interp.valid.sum(axis=1)
+        for k in np.unique(sizes):
+            rows = np.nonzero(sizes == k)[0]
+            t = self._template(int(k))
+            vals = t.values(interp, rows)
+            lits = np.where(vals, t.pos_lits, t.neg_lits)
+            for r, row in enumerate(rows):
+                assumptions = lits[r].tolist()
+                res = t.solver.check(*assumptions, t.guard)
+                if res == z3.sat:
+                    self._read_model(t, interp, row, t.solver.model(), holds, clause, witness)
+                elif res == z3.unsat:
+                    unsat[row] = True
+                    if t.cons_term is not None and t.solver.check(*assumptions) == z3.sat:
+                        m = t.solver.model()
+                        idx = m.eval(t.cons_term, model_completion=True).as_long()
+                        if idx >= 0:
+                            cid, bd = t.cons_decode[idx]
+                            violated[row] = cid
+                            self._store(interp, row, bd, vwit[row])
+                else:
+                    raise RuntimeError(f"z3 returned {res} for ego row {row} "
+                                       f"({t.solver.reason_unknown()})")
+        return Decisions(self.program, interp.names, egos, holds, clause, witness, unsat, violated, vwit)
+
+    def _read_model(self, t: _Template, interp: Interpretation, row: int, m: Any, holds: np.ndarray,
+                    clause: np.ndarray, witness: np.ndarray) -> None:
+        if t.packed is None:
+            return
+        bits = m.eval(t.packed, model_completion=True).as_long()
+        for a in t.defined:
+            if bits >> a & 1:
+                holds[row, a] = True
+                idx = m.eval(t.witness_terms[a], model_completion=True).as_long()
+                cid, bd = t.witness_decode[a][idx]
+                clause[row, a] = cid
+                self._store(interp, row, bd, witness[row, a])
+
+    @staticmethod
+    def _store(interp: Interpretation, row: int, binding: tuple[int, ...], out: np.ndarray) -> None:
+        for i, local in enumerate(binding):
+            out[i] = interp.ent[row, local]
