@@ -273,3 +273,13 @@ def test_frame_save_roundtrip(city, icons, tmp_path):
     f = Renderer(city, icons, 4).render(snapshot(MIXED), crop=(0, 0, 32, 32))
     f.save(tmp_path / "f.png")
     assert np.array_equal(np.asarray(Image.open(tmp_path / "f.png")), f.image)
+
+
+def test_default_renderer_uses_the_users_accepted_icons(city, monkeypatch, tmp_path):
+    monkeypatch.setenv("LOGICITY_DATA_DIR", str(tmp_path / "ud"))
+    lib = IconLibrary()
+    assert lib.root == tmp_path / "ud" / "icons"
+    lib.accept(lib.add("police", Image.new("RGBA", (60, 100), (0, 255, 0, 255)), {}).id)
+    f = Renderer(city).render(snapshot([(Kind.CAR, ["police"], (15, 20), U)]))
+    x1, y1, x2, y2 = f.boxes[0]
+    assert np.all(f.image[y1 + 2:y2 - 2, x1 + 2:x2 - 2] == (0, 255, 0))

@@ -61,6 +61,11 @@ class IconSet:
         return IconSet({**self.images, **other.images}, {**self.sources, **other.sources},
                        {**self.from_library, **other.from_library})
 
+    @classmethod
+    def default(cls) -> "IconSet":
+        """Default art plus the accepted icons of the user's library (``<user data dir>/icons``)."""
+        return cls.load(DEFAULT_ICON_DIR, IconLibrary())
+
     def reload(self, semantic: str, library: IconLibrary | None,
                default_dir: str | Path | None = DEFAULT_ICON_DIR) -> "IconSet":
         """This set with ``semantic`` re-read (call on the Render dock's ``iconsChanged(semantic)``)."""

@@ -125,14 +125,15 @@ class Renderer:
     """Renders a :class:`core.map.model.CityMap` and world snapshots with an :class:`IconSet`.
 
     ``seed`` fixes every random choice (tile and building variants, each agent's icon variant), so the same
-    inputs and seed give identical pixels.
+    inputs and seed give identical pixels. ``icons`` None means :meth:`IconSet.default` (default art replaced by
+    the accepted icons of the user's library).
     """
 
     def __init__(self, city, icons: IconSet | None = None, px_per_cell: int = 8, seed: int = 0) -> None:
         if px_per_cell < 1:
             raise ValueError("px_per_cell must be >= 1")
         self.city = city
-        self.icons = icons if icons is not None else IconSet.load()
+        self.icons = icons if icons is not None else IconSet.default()
         self.ppc = int(px_per_cell)
         self.seed = int(seed)
         self._background: np.ndarray | None = None
