@@ -292,3 +292,49 @@ def test_prompt_bank_user_copy_and_errors(tmp_path):
     bad.write_text("semantics:\n  car:\n    descriptions: [a, 3]\n")
     with pytest.raises(ConfigError, match="non-empty string"):
         PromptBank.load(bad)
+
+
+def test_single_file_checkpoint_is_loaded_with_the_offline_config(model, tmp_path, monkeypatch):
+    """The single-file branch passes the local config folder and local_files_only (no hub access); the real
+    conversion is diffusers' own, stood in for here by the tiny pipeline."""
+    import diffusers
+
+    from core.icongen.generator import GenerationRequest, IconGenerator, clear_pipeline_cache
+
+    calls = []
+
+    def fake_from_single_file(path, **kw):
+        calls.append((path, kw))
+        return diffusers.StableDiffusionPipeline.from_pretrained(str(model), local_files_only=True)
+
+    monkeypatch.setattr(diffusers.StableDiffusionPipeline, "from_single_file", fake_from_single_file)
+    ckpt = _fake_safetensors(tmp_path / "my-sd15.safetensors", {
+        "cond_stage_model.transformer.text_model.embeddings.token_embedding.weight": [49408, 768]})
+    clear_pipeline_cache()
+    res = IconGenerator(ckpt).generate(GenerationRequest("car", ("x",), n=1, steps=1, guidance=1.0))
+    clear_pipeline_cache()
+    (path, kw), = calls
+    assert path == str(ckpt) and kw["local_files_only"] is True and kw["safety_checker"] is None
+    cfg = Path(kw["config"])
+    assert (cfg / "model_index.json").is_file() and (cfg / "tokenizer" / "vocab.json").is_file()
+    assert cfg.is_relative_to(Path(__import__("os").environ["LOGICITY_DATA_DIR"]))
+    assert res.icons[0].meta["model"] == "my-sd15" and res.icons[0].meta["model_kind"] == "single_file"
+
+
+def test_sdxl_folder_end_to_end_and_cancel(tmp_path_factory):
+    """An SDXL pipeline (two text encoders) goes through the same path: batches, negative prompt, cancel."""
+    from core.icongen.generator import GenerationRequest, IconGenerator, clear_pipeline_cache
+    from tests.tiny_sd import build_tiny_sdxl
+
+    xl = build_tiny_sdxl(tmp_path_factory.mktemp("tiny_sdxl"))
+    gen = IconGenerator(xl)
+    assert gen.source.pipeline_class == "StableDiffusionXLPipeline" and gen.source.family == "sdxl"
+    req = GenerationRequest("bus", ("a bus", "b bus"), negative_prompt="blurry", n=4, steps=2, guidance=3.0,
+                            seed=3, batch_size=2)
+    steps = []
+    res = gen.generate(req, on_progress=lambda p: steps.append(p.step),
+                       should_cancel=lambda: len(steps) >= 5)  # during the second batch
+    clear_pipeline_cache()
+    assert res.cancelled and [ic.seed for ic in res.icons] == [3, 4]
+    assert res.icons[0].meta["pipeline"] == "StableDiffusionXLPipeline"
+    assert res.icons[0].meta["negative_prompt"] == "blurry"

@@ -55,3 +55,37 @@ def tiny_model(tmp_path_factory) -> Path:
     if "path" not in _BUILT:
         _BUILT["path"] = build_tiny_pipeline(tmp_path_factory.mktemp("tiny_sd"))
     return _BUILT["path"]
+
+
+def build_tiny_sdxl(out_dir: Path) -> Path:
+    """A tiny random-weight SDXL pipeline (two text encoders, text-time conditioning), saved as a folder."""
+    import torch
+    from diffusers import AutoencoderKL, EulerDiscreteScheduler, StableDiffusionXLPipeline, UNet2DConditionModel
+    from transformers import CLIPTextConfig, CLIPTextModel, CLIPTextModelWithProjection, CLIPTokenizer
+
+    vocab = _byte_vocab()
+    tok = CLIPTokenizer(vocab=vocab, merges=[], model_max_length=77)
+    tok2 = CLIPTokenizer(vocab=vocab, merges=[], model_max_length=77, pad_token="!")
+    torch.manual_seed(0)
+    cfg = dict(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
+               max_position_embeddings=77, projection_dim=32, bos_token_id=tok.bos_token_id,
+               eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id)
+    te, te2 = CLIPTextModel(CLIPTextConfig(**cfg)), CLIPTextModelWithProjection(CLIPTextConfig(**cfg))
+    unet = UNet2DConditionModel(
+        sample_size=8, in_channels=4, out_channels=4, layers_per_block=1, block_out_channels=(32, 64),
+        down_block_types=("DownBlock2D", "CrossAttnDownBlock2D"), up_block_types=("CrossAttnUpBlock2D", "UpBlock2D"),
+        attention_head_dim=(2, 4), use_linear_projection=True, addition_embed_type="text_time",
+        addition_time_embed_dim=8, transformer_layers_per_block=(1, 1), projection_class_embeddings_input_dim=80,
+        cross_attention_dim=64, norm_num_groups=32)
+    vae = AutoencoderKL(
+        in_channels=3, out_channels=3, latent_channels=4, layers_per_block=1, block_out_channels=(32, 32, 32, 32),
+        down_block_types=("DownEncoderBlock2D",) * 4, up_block_types=("UpDecoderBlock2D",) * 4,
+        norm_num_groups=32, sample_size=64)
+    sched = EulerDiscreteScheduler(beta_start=0.00085, beta_end=0.012, beta_schedule="scaled_linear",
+                                   timestep_spacing="leading", steps_offset=1)
+    pipe = StableDiffusionXLPipeline(vae=vae, text_encoder=te, text_encoder_2=te2, tokenizer=tok, tokenizer_2=tok2,
+                                     unet=unet, scheduler=sched, image_encoder=None, feature_extractor=None,
+                                     force_zeros_for_empty_prompt=True)
+    model = out_dir / "tiny-sdxl"
+    pipe.save_pretrained(model)
+    return model
