@@ -233,3 +233,21 @@ def test_import_reference_map_from_path(reference_configs):
     city = import_reference_map(REFERENCE_MAP)
     assert DEFAULT_MAP.exists()
     same_city(city, default_city())
+
+
+def test_traffic_street_ending_inside_another(tmp_path):
+    city = generate_city(2, (2, 2))
+    streets = [Street("traffic", "horizontal", 46, 0, 51, 11) if (s.kind, s.orientation, s.row) ==
+               ("traffic", "horizontal", 46) else s for s in city.streets]
+    text = dumps_map(derive_layers("t", city.height, city.width, streets, city.buildings))
+    expect_error(tmp_path, text, line_of(text, "at: [46, 0], length: 51"), "ends inside or right beside traffic "
+                 "street #3 (cols 46..56)")
+
+
+def test_traffic_street_with_a_dead_end(tmp_path):
+    city = generate_city(2, (2, 2))
+    streets = [Street("traffic", "horizontal", 46, 0, 40, 11) if (s.kind, s.orientation, s.row) ==
+               ("traffic", "horizontal", 46) else s for s in city.streets]
+    text = dumps_map(derive_layers("t", city.height, city.width, streets, city.buildings))
+    expect_error(tmp_path, text, line_of(text, "at: [46, 0], length: 40"), "lane end (53, 40)",
+                 "must end at another traffic street")

@@ -137,3 +137,21 @@ def test_general_maps_have_consistent_junctions(blocks, bs, tw, ww):
     assert set(np.argwhere(city.midline)[:, 0].tolist()) >= {k * pitch + tw // 2 for k in range(rows + 1)}
     # pedestrian at-lines lie on walkable cells (sidewalk rows next to the blocks)
     assert city.walkable[inter[1] > 0].all()
+
+
+def test_interior_t_junction_where_a_street_stops():
+    """A traffic street that stops at another (overlapping its full width) makes an interior T-junction."""
+    from core.map.model import Street
+    from core.map.validate import validate_city
+
+    base = generated(2, (2, 2))
+    streets = [Street("traffic", "horizontal", 46, 0, 57, 11) if (s.kind, s.orientation, s.row) ==
+               ("traffic", "horizontal", 46) else s for s in base.streets]
+    city = derive_layers("t", base.height, base.width, streets, base.buildings)
+    validate_city(city)
+    j = next(j for j in city.junctions if j.crossing == (46, 56, 46, 56))
+    assert j.lines == ("up", "down", "left") and j.box == (41, 61, 41, 61)
+    inter = city.intersections
+    assert (inter[1] == j.label).sum() == 3 * 21 - 2 and (inter[0] == j.label).sum() == 30
+    # the right-hand blocks merged into one region: no mid lane where the street used to be
+    assert not city.midline[51, 57:92].any() and city.midline[16:87, 97].all()

@@ -103,6 +103,24 @@ def _run_length(drivable: np.ndarray, r: int, c: int, dr: int, dc: int, limit: i
     return n
 
 
+def _half_width(city: CityMap, orientation: str, m: int, along: int, drivable: np.ndarray) -> int:
+    """Half-width of the traffic street whose centre line ``m`` holds a mid-lane segment starting at ``along``.
+
+    Taken from the street specification (a run-length measure would run along a crossing street); falls back
+    to counting drivable cells across the street when no street matches (hand-made layers).
+    """
+    for s in city.streets:
+        if s.kind != "traffic" or s.orientation != orientation:
+            continue
+        if orientation == "horizontal" and s.row + s.width // 2 == m and s.col <= along < s.col + s.length:
+            return s.width // 2
+        if orientation == "vertical" and s.col + s.width // 2 == m and s.row <= along < s.row + s.length:
+            return s.width // 2
+    if orientation == "horizontal":
+        return min(_run_length(drivable, m, along, -1, 0), _run_length(drivable, m, along, 1, 0))
+    return min(_run_length(drivable, along, m, 0, -1), _run_length(drivable, along, m, 0, 1))
+
+
 class LaneGraph:
     """The one-way lane graph of a city; shared by all cars, safe for concurrent :meth:`route` calls.
 
@@ -158,17 +176,15 @@ class LaneGraph:
         for (sr, sc), (er, ec) in segments:
             if sr == er:  # horizontal segment on row m = sr
                 m = sr
-                up = _run_length(drivable, m, sc, -1, 0)
-                down = _run_length(drivable, m, sc, 1, 0)
-                lo = lane_offset(min(up, down))
+                up = down = _half_width(city, "horizontal", m, sc, drivable)
+                lo = lane_offset(up)
                 road[m - up:m + down + 1, sc:ec + 1] = True
                 pairs = [((m + lo, sc - 1), (m + lo, ec + 1), (0, 1)),      # eastbound, row m+lo
                          ((m - lo, ec + 1), (m - lo, sc - 1), (0, -1))]     # westbound, row m-lo
             else:          # vertical segment on column m = sc
                 m = sc
-                left = _run_length(drivable, sr, m, 0, -1)
-                right = _run_length(drivable, sr, m, 0, 1)
-                lo = lane_offset(min(left, right))
+                left = right = _half_width(city, "vertical", m, sr, drivable)
+                lo = lane_offset(left)
                 road[sr:er + 1, m - left:m + right + 1] = True
                 pairs = [((sr - 1, m - lo), (er + 1, m - lo), (1, 0)),      # southbound, col m-lo
                          ((er + 1, m + lo), (sr - 1, m + lo), (-1, 0))]     # northbound, col m+lo

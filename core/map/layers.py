@@ -18,7 +18,7 @@ The algorithm (documented for users in docs/formats.md, "Derived layers"):
    (one cell outside them); where no region lies on a side ``Q`` ends at ``X``'s own edge (the map border
    for border streets).
 4. An *arm* of a crossing (the traffic street leaving it up/down/left/right) has an "at" line on ``Q``'s
-   boundary when the street continues there and has a block region on both of its sides. Pedestrian lines
+   boundary when the street continues there and has a different block region on each of its sides. Pedestrian lines
    (layer 1) are the whole side of ``Q``; car lines (layer 0) the half on which incoming traffic arrives
    (right-hand traffic). A crossing with at least one line is an intersection: its ``Q`` minus its lines is
    the "in" box (layer 2). So border T-junctions only have the city-side line and the four map corners (no
@@ -172,14 +172,16 @@ def find_junctions(cover: StreetCover) -> tuple[list[Junction], np.ndarray, list
         bottom = max((cores[k][0] - 1 for k in down), default=r1 - 1)
         lft = min((cores[k][3] + 1 for k in left), default=c0)
         rgt = max((cores[k][2] - 1 for k in right), default=c1 - 1)
+        # An arm has a line when its street continues there with a (different) block region on each side;
+        # at least one of them must lie wholly on that side of the crossing to place the line.
         lines = []
-        if r0 > 0 and cover.traffic_v[r0 - 1, mc] and ul in up and ur in up and ul != ur:
+        if r0 > 0 and cover.traffic_v[r0 - 1, mc] and min(ul, ur) >= 0 and ul != ur and up:
             lines.append("up")
-        if r1 < h and cover.traffic_v[r1, mc] and dl in down and dr in down and dl != dr:
+        if r1 < h and cover.traffic_v[r1, mc] and min(dl, dr) >= 0 and dl != dr and down:
             lines.append("down")
-        if c0 > 0 and cover.traffic_h[mr, c0 - 1] and ul in left and dl in left and ul != dl:
+        if c0 > 0 and cover.traffic_h[mr, c0 - 1] and min(ul, dl) >= 0 and ul != dl and left:
             lines.append("left")
-        if c1 < w and cover.traffic_h[mr, c1] and ur in right and dr in right and ur != dr:
+        if c1 < w and cover.traffic_h[mr, c1] and min(ur, dr) >= 0 and ur != dr and right:
             lines.append("right")
         raw.append(Junction((r0, r1 - 1, c0, c1 - 1), (top, bottom, lft, rgt), (mr, mc), tuple(lines)))
 

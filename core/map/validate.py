@@ -80,6 +80,7 @@ def check_spec(height: int, width: int, streets: Sequence[Street], buildings: Se
         if rs.start < 0 or cs.start < 0 or rs.stop > height or cs.stop > width:
             area = _rect(rs.start, cs.start, rs.stop - rs.start, cs.stop - cs.start)
             raise loc.street(i, f"{s.kind} street covering {area} lies outside the {height}x{width} map")
+    _check_traffic_ends(streets, loc)
     cover = paint_streets(height, width, streets)
     any_street = cover.walking | cover.traffic
     owner = np.full((height, width), -1, dtype=np.int32)
@@ -105,6 +106,33 @@ def check_spec(height: int, width: int, streets: Sequence[Street], buildings: Se
             j = street_at(streets, cell)
             raise loc.building(i, f"{b.kind} at ({b.row}, {b.col}) overlaps street #{j + 1} at cell {cell}")
         owner[fp] = i
+
+
+def _check_traffic_ends(streets: Sequence[Street], loc: Locator) -> None:
+    """A traffic street that ends at a crossing traffic street must overlap that street's whole width.
+
+    Ending inside the other street, or right beside it, would leave no clean junction square (no T-junction
+    is recognised and its lanes would not connect).
+    """
+    traffic = [(i, s) for i, s in enumerate(streets) if s.kind == "traffic"]
+    for i, a in traffic:
+        ar, ac = a.footprint()
+        for j, b in traffic:
+            if b.orientation == a.orientation:
+                continue
+            br, bc = b.footprint()
+            if a.orientation == "horizontal":
+                if br.stop <= ar.start or br.start >= ar.stop:
+                    continue
+                (lo, hi), (s0, s1), axis = (bc.start, bc.stop), (ac.start, ac.stop), "cols"
+            else:
+                if bc.stop <= ac.start or bc.start >= ac.stop:
+                    continue
+                (lo, hi), (s0, s1), axis = (br.start, br.stop), (ar.start, ar.stop), "rows"
+            if lo < s1 < hi or s1 == lo or lo < s0 < hi or s0 == hi:
+                raise loc.street(i, f"traffic street ends inside or right beside traffic street #{j + 1} "
+                                    f"({axis} {lo}..{hi - 1}); extend it across that street's full width so "
+                                    "the two form a junction")
 
 
 def street_at(streets: Sequence[Street], cell, kind: str | None = None) -> int:
