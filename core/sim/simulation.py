@@ -92,14 +92,10 @@ class Simulation:
 
     # ---- set-up helpers ---------------------------------------------------------------------------------
     def _lane_node_mask(self) -> np.ndarray:
-        mask = np.zeros(self.city.shape, bool)
-        nodes = np.asarray(self.city.lane_graph.lane_nodes, dtype=np.int64).reshape(-1, 2)
-        if len(nodes):
-            mask[nodes[:, 0], nodes[:, 1]] = True
-        return mask
+        return self.city.lane_graph.node_mask
 
     def _witness_vars(self) -> int:
-        return int(getattr(self.program, "max_variables", 2) or 1)
+        return max(1, int(self.program.max_vars))
 
     def _meta(self) -> dict:
         cfg = self.config
@@ -234,9 +230,9 @@ class Simulation:
 def clause_table(program) -> list[dict]:
     """Plain description of every clause of ``program`` (id, head, label, text) for episode metadata."""
     out = []
-    for cid, clause in enumerate(getattr(program, "clauses", ())):
-        out.append({"id": cid, "head": str(getattr(clause, "head_name", getattr(clause, "head", ""))),
-                    "label": str(getattr(clause, "label", f"clause {cid}")), "text": str(clause)})
+    for clause in program.clauses:
+        out.append({"id": int(clause.id), "head": str(clause.head), "label": str(clause.label),
+                    "text": str(clause)})
     return out
 
 
@@ -245,15 +241,12 @@ def explanation_arrays(decisions, decided: np.ndarray, overrides, nvars: int) ->
     n = len(decided)
     fired = np.full(n, -1, np.int32)
     witness = np.full((n, max(1, nvars)), -1, np.int32)
-    fc = getattr(decisions, "fired", None)
-    wt = getattr(decisions, "witness", None)
-    if fc is None:
-        return fired, witness
+    fc = decisions.clause
+    wt = decisions.witness
     rows = np.arange(n)
     fired[:] = np.asarray(fc)[rows, decided.astype(np.int64)]
-    if wt is not None:
-        w = np.asarray(wt)[rows, decided.astype(np.int64)]
-        witness[:, : min(w.shape[1], witness.shape[1])] = w[:, : witness.shape[1]]
+    w = np.asarray(wt)[rows, decided.astype(np.int64)]
+    witness[:, : min(w.shape[1], witness.shape[1])] = w[:, : witness.shape[1]]
     if overrides:
         for i in overrides:
             fired[i] = -1
