@@ -33,12 +33,15 @@ class _Slots:
     """Registry of the truth-table slices the compiled clauses read.
 
     ego slots: ("u", p) = P(X); ("bxx", p) = P(X, X) → arrays [E].
-    var slots: ("u", p) = P(V); ("bxv", p) = P(X, V); ("bvx", p) = P(V, X); ("bvv", p) = P(V, V) → [E, K].
+    var slots: ("u", p) = P(V); ("bxv", p) = P(X, V); ("bvx", p) = P(V, X); ("bvv", p) = P(V, V) → [E, K];
+    ("valid", "") = the domain mask (slot 0), read like a literal so a variable's range costs no extra op.
     """
+
+    VALID = 0
 
     def __init__(self) -> None:
         self.ego: dict[tuple[str, str], int] = {}
-        self.var: dict[tuple[str, str], int] = {}
+        self.var: dict[tuple[str, str], int] = {("valid", ""): self.VALID}
 
     def ego_slot(self, key: tuple[str, str]) -> int:
         return self.ego.setdefault(key, len(self.ego))
@@ -56,6 +59,8 @@ class _Slots:
     @staticmethod
     def _var_array(interp: Interpretation, key: tuple[str, str]) -> np.ndarray:
         kind, p = key
+        if kind == "valid":
+            return interp.valid
         if kind == "u":
             return interp.unary_local(p)
         b = interp.binary_local(p)
@@ -68,16 +73,17 @@ class _Slots:
     def tables(self, interp: Interpretation) -> tuple[np.ndarray, np.ndarray]:
         """T0 [2*S0+1, E] and T1 [2*S1+1, E, K]: positive slices, their negations, a true row."""
         e, k = interp.valid.shape
-        if self.ego:
-            t0 = np.stack([self._ego_array(interp, key) for key in self.ego])
-            t0 = np.concatenate([t0, ~t0, np.ones((1, e), dtype=bool)])
-        else:
-            t0 = np.ones((1, e), dtype=bool)
-        if self.var:
-            t1 = np.stack([self._var_array(interp, key) for key in self.var])
-            t1 = np.concatenate([t1, ~t1, np.ones((1, e, k), dtype=bool)])
-        else:
-            t1 = np.ones((1, e, k), dtype=bool)
+        s0, s1 = len(self.ego), len(self.var)
+        t0 = np.empty((2 * s0 + 1, e), dtype=bool)
+        for key, i in self.ego.items():
+            t0[i] = self._ego_array(interp, key)
+        np.logical_not(t0[:s0], out=t0[s0:2 * s0])
+        t0[2 * s0] = True
+        t1 = np.empty((2 * s1 + 1, e, k), dtype=bool)
+        for key, i in self.var.items():
+            t1[i] = self._var_array(interp, key)
+        np.logical_not(t1[:s1], out=t1[s1:2 * s1])
+        t1[2 * s1] = True
         return t0, t1
 
 
@@ -135,8 +141,9 @@ class _FlatGroup:
 
         self.idx0 = pad([[lt.slot + (0 if lt.positive else s0) for lt in ls if lt.kind == "ego"]
                          for ls in self.lits], 2 * s0)
-        self.idx1 = pad([[lt.slot + (0 if lt.positive else s1) for lt in ls if lt.kind == "var"]
-                         for ls in self.lits], 2 * s1)
+        self.idx1 = pad([([_Slots.VALID] if has else []) + [lt.slot + (0 if lt.positive else s1) for lt in ls
+                                                             if lt.kind == "var"]
+                         for ls, has in zip(self.lits, self.has_var)], 2 * s1)
         self.idxa = pad([[lt.slot + (0 if lt.positive else 4) for lt in ls if lt.kind == "act"]
                          for ls in self.lits], _A_TRUE)
         self.any_var = any(self.has_var)
@@ -153,8 +160,7 @@ class _FlatGroup:
         if not self.no_act:
             body &= acts[self.idxa].all(axis=1)
         if self.any_var:
-            m = t1[self.idx1].all(axis=1)
-            m &= valid[None]
+            m = t1[self.idx1].all(axis=1)  # the domain mask is one of the gathered slices
             body &= m.any(axis=2)
             wit = np.where(self.var_rows[:, None], m.argmax(axis=2), -1)
         else:
@@ -163,51 +169,64 @@ class _FlatGroup:
 
 
 class _WideClause:
-    """A clause with two or more existential variables: broadcast over [E, K, ..., K]."""
+    """A clause with two or more existential variables: broadcast over [E', K, ..., K] for the egos E' whose
+    ego-only literals hold."""
 
     def __init__(self, row: int, lits: list[_Lit], nvars: int) -> None:
         self.row = row
         self.lits = lits
         self.m = nvars
 
-    def eval(self, interp: Interpretation, t0: np.ndarray, t1: np.ndarray, acts: np.ndarray, s0: int, s1: int
-             ) -> tuple[np.ndarray, np.ndarray]:
+    def finalize(self, s0: int, s1: int) -> None:
+        self.idx0 = np.array([lt.slot + (0 if lt.positive else s0) for lt in self.lits if lt.kind == "ego"]
+                             + [2 * s0], dtype=np.int64)
+        self.idxa = np.array([lt.slot + (0 if lt.positive else 4) for lt in self.lits if lt.kind == "act"]
+                             + [_A_TRUE], dtype=np.int64)
+        # per variable: the domain mask and that variable's one-variable literals, gathered and and-ed at once
+        self.per_var = [np.array([_Slots.VALID] + [lt.slot + (0 if lt.positive else s1) for lt in self.lits
+                                                   if lt.kind == "var" and lt.axes == (i,)], dtype=np.int64)
+                        for i in range(self.m)]
+        self.pairs = [(lt.pred, lt.axes, lt.positive) for lt in self.lits if lt.kind == "pair"]
+
+    def eval(self, interp: Interpretation, t0: np.ndarray, t1: np.ndarray, acts: np.ndarray | None, s0: int,
+             s1: int) -> tuple[np.ndarray, np.ndarray]:
+        """body [E] and local witness [E, m]; action literals are included only when ``acts`` is given."""
         e, k = interp.valid.shape
         m = self.m
-        ego = np.ones(e, dtype=bool)
-        for lt in self.lits:
-            if lt.kind == "ego":
-                ego &= t0[lt.slot + (0 if lt.positive else s0)]
-            elif lt.kind == "act":
-                ego &= acts[lt.slot + (0 if lt.positive else 4)]
+        ego = t0[self.idx0].all(axis=0)
+        if acts is not None:
+            ego &= acts[self.idxa].all(axis=0)
         wit = np.full((e, m), -1, dtype=np.int64)
-        if not ego.any():
+        rows = np.nonzero(ego)[0]
+        if len(rows) == 0:
             return ego, wit
-
-        def shaped(arr: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
-            shape = [e] + [1] * m
-            for ax in axes:
-                shape[1 + ax] = k
-            return arr.reshape(shape)
-
-        acc = ego.reshape([e] + [1] * m)
-        for i in range(m):
-            acc = acc & shaped(interp.valid, (i,))
-        for lt in self.lits:
-            if lt.kind == "var":
-                acc = acc & shaped(t1[lt.slot + (0 if lt.positive else s1)], lt.axes)
-            elif lt.kind == "pair":
-                b = interp.binary_local(lt.pred)
-                i, j = lt.axes
-                if i > j:
-                    b, (i, j) = b.transpose(0, 2, 1), (j, i)
-                arr = shaped(np.ascontiguousarray(b), (i, j))
-                acc = acc & (arr if lt.positive else ~arr)
-        flat = acc.reshape(e, -1)
-        body = flat.any(axis=1)
+        r = len(rows)
+        sub = t1[:, rows]
+        acc: np.ndarray | None = None
+        for i, idx in enumerate(self.per_var):
+            shape = [r] + [1] * m
+            shape[1 + i] = k
+            u = sub[idx].all(axis=0).reshape(shape)
+            acc = u if acc is None else acc & u
+        assert acc is not None
+        for pred, (i, j), positive in self.pairs:
+            b = interp.binary_local(pred)[rows]
+            if i > j:
+                b, (i, j) = b.transpose(0, 2, 1), (j, i)
+            shape = [r] + [1] * m
+            shape[1 + i] = shape[1 + j] = k
+            b = b.reshape(shape)
+            acc = acc & (b if positive else ~b)
+        flat = acc.reshape(r, -1)
+        hit = flat.any(axis=1)
         first = flat.argmax(axis=1)
-        idx = np.unravel_index(first, (k,) * m)
-        wit = np.where(body[:, None], np.stack(idx, axis=1), -1)
+        idx_ = np.empty((r, m), dtype=np.int64)  # unravel the flat index (row-major, first variable major)
+        for i in range(m - 1, -1, -1):
+            idx_[:, i] = first % k
+            first = first // k
+        body = np.zeros(e, dtype=bool)
+        body[rows] = hit
+        wit[rows] = np.where(hit[:, None], idx_, -1)
         return body, wit
 
 
@@ -232,6 +251,8 @@ class _ClauseSet:
         self.s0, self.s1 = s0, s1
         if self.flat is not None:
             self.flat.finalize(s0, s1)
+        for wc in self.wide:
+            wc.finalize(s0, s1)
 
     def eval(self, interp: Interpretation, t0: np.ndarray, t1: np.ndarray, acts: np.ndarray, v: int
              ) -> tuple[np.ndarray, np.ndarray]:
@@ -266,7 +287,12 @@ def _to_global(ent: np.ndarray, local: np.ndarray) -> np.ndarray:
 
 
 class CompiledEngine:
-    """``CompiledEngine(program).decide(interp) -> Decisions``. Stateless after construction; thread-safe."""
+    """``CompiledEngine(program).decide(interp) -> Decisions``. Stateless after construction; thread-safe.
+
+    All clause bodies are first evaluated *without* their action literals in one batched pass (their truth
+    over the ego's domain does not depend on the actions); then, stratum by stratum, each head combines them
+    with its action literals — cheap ``[E]`` operations — so ``Not(Stop(X))`` sees the final Stop.
+    """
 
     def __init__(self, program: Program) -> None:
         if not program.stratified:
@@ -274,55 +300,105 @@ class CompiledEngine:
         self.program = program
         onto = program.ontology
         self.slots = _Slots()
-        self.heads = [(ACTION_INDEX[h], _ClauseSet(program.clauses_for(h), onto, self.slots))
-                      for h in program.heads]
-        cons = program.constraints
-        self.constraints = _ClauseSet(cons, onto, self.slots) if cons else None
-        s0, s1 = len(self.slots.ego), len(self.slots.var)
-        for _, cs in self.heads:
-            cs.finalize(s0, s1)
-        if self.constraints is not None:
-            self.constraints.finalize(s0, s1)
+        clauses = program.clauses
         self.v = program.max_vars
+        lits = [_classify(c, onto, self.slots) for c in clauses]
+        no_act = [[lt for lt in ls if lt.kind != "act"] for ls in lits]
+        flat_rows = [i for i, c in enumerate(clauses) if len(c.variables) <= 1]
+        self.flat = _FlatGroup(flat_rows, [no_act[i] for i in flat_rows]) if flat_rows else None
+        self.wide = [_WideClause(i, no_act[i], len(c.variables)) for i, c in enumerate(clauses)
+                     if len(c.variables) > 1]
+        self.s0, self.s1 = len(self.slots.ego), len(self.slots.var)
+        if self.flat is not None:
+            self.flat.finalize(self.s0, self.s1)
+        for wc in self.wide:
+            wc.finalize(self.s0, self.s1)
+
+        def group(cl: tuple[Clause, ...]) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+            rows = np.array([c.id for c in cl], dtype=np.int64)
+            acts = [[lt.slot + (0 if lt.positive else 4) for lt in lits[c.id] if lt.kind == "act"] for c in cl]
+            width = max(len(a) for a in acts)
+            idxa = np.array([a + [_A_TRUE] * (width - len(a)) for a in acts], dtype=np.int64) if width else None
+            return rows, idxa, rows.copy()
+
+        self.heads = [(ACTION_INDEX[h], *group(program.clauses_for(h))) for h in program.heads]
+        cons = program.constraints
+        self.constraints = group(cons) if cons else None
+        self._rows_e: dict[int, np.ndarray] = {}
+
+    def _bases(self, interp: Interpretation) -> tuple[np.ndarray, np.ndarray]:
+        """Body truth without action literals [C, E] and local witnesses [C, E, V]."""
+        e = interp.valid.shape[0]
+        c = len(self.program.clauses)
+        v = max(self.v, 1)
+        t0, t1 = self.slots.tables(interp)
+        if self.flat is not None and not self.wide:
+            body, w = self.flat.eval(t0, t1, np.ones((9, e), dtype=bool), interp.valid)
+            wit = np.empty((c, e, v), dtype=np.int64)
+            wit[:, :, 0] = w
+            if v > 1:
+                wit[:, :, 1:] = -1
+            return body, wit
+        body = np.zeros((c, e), dtype=bool)
+        wit = np.full((c, e, v), -1, dtype=np.int64)
+        if self.flat is not None:
+            b, w = self.flat.eval(t0, t1, np.ones((9, e), dtype=bool), interp.valid)
+            body[self.flat.rows] = b
+            wit[self.flat.rows, :, 0] = w
+        for wc in self.wide:
+            b, w = wc.eval(interp, t0, t1, None, self.s0, self.s1)
+            body[wc.row] = b
+            wit[wc.row, :, : wc.m] = w
+        return body, wit
 
     def decide(self, interp: Interpretation) -> Decisions:
         e = interp.valid.shape[0]
         v = self.v
         holds = np.zeros((e, 4), dtype=bool)
         clause = np.full((e, 4), -1, dtype=np.int32)
-        witness = np.full((e, 4, v), -1, dtype=np.int32)
         unsat = np.zeros(e, dtype=bool)
         violated = np.full(e, -1, dtype=np.int32)
-        vwit = np.full((e, v), -1, dtype=np.int32)
         egos = interp.ent[:, 0].astype(np.int32) if e else np.zeros(0, np.int32)
         if e == 0:
-            return Decisions(self.program, interp.names, egos, holds, clause, witness, unsat, violated, vwit)
-        t0, t1 = self.slots.tables(interp)
-        acts = np.zeros((9, e), dtype=bool)
-        acts[4:] = True
-        rows = np.arange(e)
-        for a, cs in self.heads:
-            body, wit = cs.eval(interp, t0, t1, acts, v)
+            return Decisions(self.program, interp.names, egos, holds, clause, np.full((0, 4, v), -1, np.int32),
+                             unsat, violated, np.full((0, v), -1, np.int32))
+        base, wit = self._bases(interp)
+        acts = np.ones((9, e), dtype=bool)
+        acts[:4] = False
+        arange = self._rows_e.get(e)
+        if arange is None:
+            arange = self._rows_e[e] = np.arange(e)
+        wsel = np.full((e, 4, max(v, 1)), -1, dtype=np.int64)
+        for a, rows, idxa, ids in self.heads:
+            body = base[rows]
+            if idxa is not None:
+                body = body & acts[idxa].all(axis=1)
             h = body.any(axis=0)
             first = body.argmax(axis=0)
             holds[:, a] = h
             acts[a] = h
             acts[4 + a] = ~h
-            clause[:, a] = np.where(h, cs.ids[first], -1)
-            if v:
-                witness[:, a] = np.where(h[:, None], _to_global(interp.ent, wit[first, rows]), -1)
+            clause[:, a] = np.where(h, ids[first], -1)
+            wsel[:, a] = wit[rows[first], arange]
+        vsel = np.full((e, max(v, 1)), -1, dtype=np.int64)
         if self.constraints is not None:
-            cs = self.constraints
-            body, wit = cs.eval(interp, t0, t1, acts, v)
+            rows, idxa, ids = self.constraints
+            body = base[rows]
+            if idxa is not None:
+                body = body & acts[idxa].all(axis=1)
             unsat = body.any(axis=0)
             if unsat.any():
                 first = body.argmax(axis=0)
-                violated = np.where(unsat, cs.ids[first], -1).astype(np.int32)
-                if v:
-                    vwit = np.where(unsat[:, None], _to_global(interp.ent, wit[first, rows]), -1).astype(np.int32)
+                violated = np.where(unsat, ids[first], -1).astype(np.int32)
+                vsel = np.where(unsat[:, None], wit[rows[first], arange], -1)
                 holds[unsat] = False
                 clause[unsat] = -1
-                witness[unsat] = -1
+        # local witness → global agent index, only where the clause fired
+        ent = interp.ent
+        wsel = np.where(holds[:, :, None], wsel, -1)[:, :, :v]
+        witness = np.where(wsel >= 0, ent[arange[:, None, None], np.maximum(wsel, 0)], -1).astype(np.int32)
+        vsel = vsel[:, :v]
+        vwit = np.where(vsel >= 0, ent[arange[:, None], np.maximum(vsel, 0)], -1).astype(np.int32)
         return Decisions(self.program, interp.names, egos, holds, clause, witness, unsat, violated, vwit)
 
 

@@ -36,7 +36,7 @@ __all__ = ["Interpretation", "TableInterpretation", "Grounder", "Grounding", "Eg
 PLACEHOLDER = "PH"
 
 # (d_row, d_col) per heading index; row -1 (Heading.NONE) is the zero vector.
-_DIRS = np.array([[0, -1], [0, 1], [-1, 0], [1, 0], [0, 0]], dtype=np.int64)
+_DIRS = np.array([[0, -1], [0, 1], [-1, 0], [1, 0], [0, 0]], dtype=np.int32)
 _DIRS_R = np.ascontiguousarray(_DIRS[:, 0])
 _DIRS_C = np.ascontiguousarray(_DIRS[:, 1])
 
@@ -161,13 +161,16 @@ class _PairGeom:
 
     @classmethod
     def local(cls, pos: np.ndarray, ent: np.ndarray, valid: np.ndarray) -> "_PairGeom":
-        """All pairs (ent[e, i], ent[e, j]) of each ego's domain: arrays broadcast to [E, K, K]."""
-        p = pos[ent]  # [E, K, 2]
+        """All pairs (ent[e, i], ent[e, j]) of each ego's domain: arrays broadcast to [E, K, K] (int32: map
+        coordinates are small, and half-width arrays halve the memory traffic for thousands of agents)."""
+        p = pos.astype(np.int32)[ent]  # [E, K, 2]
         k = ent.shape[1]
         ok = valid[:, :, None] & valid[:, None, :] & ~np.eye(k, dtype=bool)[None]
         a = ent[:, :, None].astype(np.int64)
         b = ent[:, None, :].astype(np.int64)
-        return cls(a, b, p[:, None, :, 0] - p[:, :, None, 0], p[:, None, :, 1] - p[:, :, None, 1], ok)
+        pr = np.ascontiguousarray(p[..., 0])
+        pc = np.ascontiguousarray(p[..., 1])
+        return cls(a, b, pr[:, None, :] - pr[:, :, None], pc[:, None, :] - pc[:, :, None], ok)
 
 
 class _AgentStatic:
@@ -179,7 +182,7 @@ class _AgentStatic:
         self.kinds = np.asarray(agents.kinds, dtype=np.int64)
         self.is_car = self.kinds == _CAR
         self.is_ped = self.kinds == _PED
-        self.priority = np.asarray(agents.priorities, dtype=np.int64)
+        self.priority = np.asarray(agents.priorities, dtype=np.int32)
 
         def concept(name: str) -> np.ndarray:
             arr = agents.concepts.get(name)
@@ -202,6 +205,8 @@ class _AgentStatic:
                 continue
             self.semantic[p.name] = v
         self.reach = {p.name: grounder.collide_range(p, agents) for p in grounder._colliding}
+        #: floor(reach²): d2 <= reach² ⟺ d2 <= floor(reach²) for integer d2
+        self.reach2 = {k: np.floor(v * v).astype(np.int32) for k, v in self.reach.items()}
 
 
 class Grounder:
@@ -304,7 +309,7 @@ class Grounder:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)
         if len(idx) * n <= DENSE_LIMIT:
             g = _PairGeom.of(pos, idx[:, None], np.arange(n)[None, :])
-            need = _coin_needed(pred, g, head, reach, st.is_car)
+            need = _coin_needed(pred, g, head, st.reach2[pred.name], st.is_car)
             qa, b = np.nonzero(need)
             keys = idx[qa] * n + b  # row-major: sorted by (a, b)
         else:
@@ -314,7 +319,7 @@ class Grounder:
             qq, b = box_members(pos, boxes)
             a = idx[qq]
             g = _PairGeom.of(pos, a, b)
-            need = _coin_needed(pred, g, head, reach, st.is_car)
+            need = _coin_needed(pred, g, head, st.reach2[pred.name], st.is_car)
             keys = a[need] * n + b[need]  # sorted: box_members orders by (query, agent) and idx ascends
         vals = rng.random(len(keys)) < float(pred.params["coin"])
         return keys, vals
@@ -335,10 +340,10 @@ def _straight_ahead(pred: Predicate, g: _PairGeom, head_a: np.ndarray) -> np.nda
     return np.arccos(np.clip(cos, -1.0, 1.0)) < angle
 
 
-def _coin_needed(pred: Predicate, g: _PairGeom, head: np.ndarray, reach: np.ndarray,
+def _coin_needed(pred: Predicate, g: _PairGeom, head: np.ndarray, reach2: np.ndarray,
                  is_car: np.ndarray) -> np.ndarray:
     ha = head[g.a]
-    base = g.ok & (ha >= 0) & (g.d2 <= reach[g.a] ** 2)
+    base = g.ok & (ha >= 0) & (g.d2 <= reach2[g.a])
     same = g.d2 == 0
     return base & (same | (~is_car[g.a] & _straight_ahead(pred, g, ha)))
 
@@ -358,7 +363,7 @@ class Grounding(Interpretation):
         self._st = static
         self._coins = coins
         self._pos = np.asarray(snapshot.positions, dtype=np.int64)
-        self._head = np.asarray(snapshot.headings, dtype=np.int64)
+        self._head = np.asarray(snapshot.headings, dtype=np.int8)
         self._lock = threading.RLock()
         self._unary: dict[str, np.ndarray] | None = None
         self._unary_local: dict[str, np.ndarray] | None = None
@@ -390,7 +395,9 @@ class Grounding(Interpretation):
     def pair(self, pred: str, a: np.ndarray | int, b: np.ndarray | int) -> np.ndarray:
         """Binary predicate for global index arrays ``a`` (first argument) and ``b`` (broadcast; -1 → False)."""
         a_, b_ = np.broadcast_arrays(np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64))
-        return self._compute_binary(self.ontology[pred], _PairGeom.of(self._pos, a_, b_))
+        shape = a_.shape
+        out = self._compute_binary(self.ontology[pred], _PairGeom.of(self._pos, a_.reshape(-1), b_.reshape(-1)))
+        return out.reshape(shape)
 
     def truth(self, pred: str, *agents: int) -> bool:
         """Truth of one ground atom over global agent indices, e.g. ``truth("NextTo", 3, 5)``."""
@@ -434,12 +441,13 @@ class Grounding(Interpretation):
         g = p.grounding
         if g is None:
             return np.zeros(np.broadcast_shapes(geom.a.shape, geom.b.shape), dtype=bool)
+        # squared distances are integers: compare with integer thresholds (exact, and no float arrays)
         if g == "is_close":
             lo, hi = float(p.params["min"]), float(p.params["max"])
-            return geom.ok & (geom.d2 > lo * lo) & (geom.d2 <= hi * hi)
+            return geom.ok & (geom.d2 > math.floor(lo * lo)) & (geom.d2 <= math.floor(hi * hi))
         if g == "next_to":
             hi = float(p.params["max"])
-            return geom.ok & (geom.d2 < hi * hi)
+            return geom.ok & (geom.d2 < math.ceil(hi * hi))
         if g == "higher_priority":
             pri = self._st.priority
             return geom.ok & (pri[geom.a] < pri[geom.b])
@@ -454,26 +462,28 @@ class Grounding(Interpretation):
         raise ValueError(f"{p.name}: grounding {g!r} is not binary")  # pragma: no cover
 
     def _colliding(self, p: Predicate, geom: _PairGeom) -> np.ndarray:
-        reach = self._st.reach[p.name]
+        reach2 = self._st.reach2[p.name]
         ha = self._head[geom.a]
-        base = geom.ok & (ha >= 0) & (geom.d2 <= reach[geom.a] ** 2)
-        same = geom.d2 == 0
-        ahead = _straight_ahead(p, geom, ha)
-        car = self._st.is_car[geom.a]
-        out = base & ahead & car  # ahead implies distance > 0
-        need = base & (same | (ahead & ~car))
+        base = geom.ok & (ha >= 0) & (geom.d2 <= reach2[geom.a])
+        out = np.zeros(base.shape, dtype=bool)
+        idx = np.nonzero(base)  # few pairs are within reach: do the angle test on those only
+        if len(idx[0]) == 0:
+            return out
+        a_, b_ = np.broadcast_arrays(geom.a, geom.b)
+        sub = _PairGeom(a_[idx], b_[idx], geom.dr[idx], geom.dc[idx], np.ones(len(idx[0]), dtype=bool))
+        ahead = _straight_ahead(p, sub, self._head[sub.a])
+        car = self._st.is_car[sub.a]
+        val = ahead & car  # ahead implies distance > 0
+        need = (sub.d2 == 0) | (ahead & ~car)
         if need.any():
             keys, vals = self._coins.get(p.name, (np.zeros(0, np.int64), np.zeros(0, bool)))
-            n = len(self.names)
-            a_, b_ = np.broadcast_arrays(geom.a, geom.b)
-            qk = a_[need] * n + b_[need]
+            qk = sub.a[need] * len(self.names) + sub.b[need]
             if len(keys):
                 i = np.minimum(np.searchsorted(keys, qk), len(keys) - 1)
-                hit = (keys[i] == qk) & vals[i]
+                val[need] = (keys[i] == qk) & vals[i]
             else:
-                hit = np.zeros(len(qk), dtype=bool)
-            out = np.array(out, copy=True)
-            out[need] = hit
+                val[need] = False
+        out[idx] = val
         return out
 
     # -- inspector / SPF ------------------------------------------------------------------------------------------

@@ -12,11 +12,16 @@ binding is a tuple of domain positions), asserted once into a solver that is kep
 ego's atoms are passed as assumption literals to ``check`` — no string processing, no re-assertion, no
 push/pop. Only atoms the clauses can read are variables of the template.
 
+The per-ego calls go through z3's C API bindings (``z3.Z3_solver_check_assumptions``, ``Z3_model_eval``) with
+the assumption array built from pre-computed AST pointers: z3py's ``Solver.check(*lits)`` re-checks the sort
+of every literal in Python, which costs more than the solve itself for a few hundred atoms.
+
 Threads: a z3 context is not thread-safe, so every thread gets its own ``z3.Context`` and templates
 (``threading.local``); results are plain numpy arrays.
 """
 from __future__ import annotations
 
+import ctypes
 import itertools
 import threading
 from typing import Any
@@ -31,6 +36,38 @@ from .program import Program
 from .syntax import EGO, Clause
 
 __all__ = ["Z3Engine"]
+
+
+_SAT, _UNSAT = 1, -1  # Z3_L_TRUE, Z3_L_FALSE
+
+
+def _addr(e: z3.ExprRef) -> int:
+    return int(ctypes.cast(e.as_ast(), ctypes.c_void_p).value or 0)
+
+
+class _Model:
+    """The solver's current model through the C API (reference-counted for the ``with`` block)."""
+
+    def __init__(self, t: "_Template") -> None:
+        self.cref = t.ctx.ref()
+        self.model = z3.Z3_solver_get_model(self.cref, t.solver.solver)
+
+    def __enter__(self) -> "_Model":
+        z3.Z3_model_inc_ref(self.cref, self.model)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        z3.Z3_model_dec_ref(self.cref, self.model)
+
+    def eval_int(self, ast: Any) -> int:
+        out = (z3.Ast * 1)()
+        if not z3.Z3_model_eval(self.cref, self.model, ast, True, out):
+            raise RuntimeError("z3 could not evaluate a term in the model")
+        z3.Z3_inc_ref(self.cref, out[0])
+        try:
+            return int(z3.Z3_get_numeral_string(self.cref, out[0]))
+        finally:
+            z3.Z3_dec_ref(self.cref, out[0])
 
 
 class _Template:
@@ -71,6 +108,7 @@ class _Template:
             return out, binds
 
         s = z3.Solver(ctx=ctx)
+        s.set("model.compact", False)  # model compaction costs more than the tiny models it saves
         if timeout_ms:
             s.set("timeout", int(timeout_ms))
         self.witness_terms: dict[int, z3.ArithRef] = {}
@@ -107,14 +145,19 @@ class _Template:
         self.solver = s
         # packed action value: one model evaluation gives all four
         self.packed = z3.Sum([z3.If(self.acts[a], 1 << a, 0) for a in range(4)]) if self.defined else None
+        self.packed_ast = self.packed.as_ast() if self.packed is not None else None
+        self.witness_asts = {a: term.as_ast() for a, term in self.witness_terms.items()}
+        self.cons_ast = self.cons_term.as_ast() if self.cons_term is not None else None
         # gather plan: atom order for assumption literals
         keys = list(self.atoms)
         self.keys = keys
-        self.pos_lits = np.empty(len(keys), dtype=object)
-        self.neg_lits = np.empty(len(keys), dtype=object)
-        for i, key in enumerate(keys):
-            self.pos_lits[i] = self.atoms[key]
-            self.neg_lits[i] = z3.Not(self.atoms[key])
+        # assumption literals as raw AST pointers (the z3 objects are kept alive in these lists)
+        self.pos_lits = [self.atoms[key] for key in keys]
+        self.neg_lits = [z3.Not(v) for v in self.pos_lits]
+        n = len(keys)
+        self.n_lits = n
+        self.pos_addr = np.array([_addr(x) for x in self.pos_lits] + [_addr(self.guard)], dtype=np.uint64)
+        self.neg_addr = np.array([_addr(x) for x in self.neg_lits] + [_addr(self.guard)], dtype=np.uint64)
         self.plan: list[tuple[str, int, np.ndarray, np.ndarray | None]] = []
         by_pred: dict[str, list[tuple[int, tuple[int, ...]]]] = {}
         for i, (pred, idx) in enumerate(keys):
@@ -198,39 +241,41 @@ class Z3Engine:
         for k in np.unique(sizes):
             rows = np.nonzero(sizes == k)[0]
             t = self._template(int(k))
-            vals = t.values(interp, rows)
-            lits = np.where(vals, t.pos_lits, t.neg_lits)
+            cref = t.ctx.ref()
+            sref = t.solver.solver
+            n = t.n_lits
+            vals = np.concatenate([t.values(interp, rows), np.ones((len(rows), 1), dtype=bool)], axis=1)
+            lits = np.ascontiguousarray(np.where(vals, t.pos_addr, t.neg_addr))  # row r: atoms, then the guard
             for r, row in enumerate(rows):
-                assumptions = lits[r].tolist()
-                res = t.solver.check(*assumptions, t.guard)
-                if res == z3.sat:
-                    self._read_model(t, interp, row, t.solver.model(), holds, clause, witness)
-                elif res == z3.unsat:
+                arr = (z3.Ast * (n + 1)).from_buffer(lits[r])
+                res = z3.Z3_solver_check_assumptions(cref, sref, n + 1, arr)
+                if res == _SAT:
+                    self._read_model(t, interp, row, holds, clause, witness)
+                elif res == _UNSAT:
                     unsat[row] = True
-                    if t.cons_term is not None and t.solver.check(*assumptions) == z3.sat:
-                        m = t.solver.model()
-                        idx = m.eval(t.cons_term, model_completion=True).as_long()
+                    if t.cons_term is not None and z3.Z3_solver_check_assumptions(cref, sref, n, arr) == _SAT:
+                        with _Model(t) as m:
+                            idx = m.eval_int(t.cons_ast)
                         if idx >= 0:
                             cid, bd = t.cons_decode[idx]
                             violated[row] = cid
                             self._store(interp, row, bd, vwit[row])
                 else:
-                    raise RuntimeError(f"z3 returned {res} for ego row {row} "
-                                       f"({t.solver.reason_unknown()})")
+                    raise RuntimeError(f"z3 returned unknown for ego row {row} ({t.solver.reason_unknown()})")
         return Decisions(self.program, interp.names, egos, holds, clause, witness, unsat, violated, vwit)
 
-    def _read_model(self, t: _Template, interp: Interpretation, row: int, m: Any, holds: np.ndarray,
+    def _read_model(self, t: _Template, interp: Interpretation, row: int, holds: np.ndarray,
                     clause: np.ndarray, witness: np.ndarray) -> None:
         if t.packed is None:
             return
-        bits = m.eval(t.packed, model_completion=True).as_long()
-        for a in t.defined:
-            if bits >> a & 1:
-                holds[row, a] = True
-                idx = m.eval(t.witness_terms[a], model_completion=True).as_long()
-                cid, bd = t.witness_decode[a][idx]
-                clause[row, a] = cid
-                self._store(interp, row, bd, witness[row, a])
+        with _Model(t) as m:
+            bits = m.eval_int(t.packed_ast)
+            for a in t.defined:
+                if bits >> a & 1:
+                    holds[row, a] = True
+                    cid, bd = t.witness_decode[a][m.eval_int(t.witness_asts[a])]
+                    clause[row, a] = cid
+                    self._store(interp, row, bd, witness[row, a])
 
     @staticmethod
     def _store(interp: Interpretation, row: int, binding: tuple[int, ...], out: np.ndarray) -> None:
