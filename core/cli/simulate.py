@@ -61,12 +61,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"seconds per step: median {np.median(s):.2f} ms, mean {s.mean():.2f} ms, max {s.max():.2f} ms "
               f"(set-up {setup:.2f} s)")
     if args.out:
-        texts = {}
-        for role, path in cfg.files.items():
-            try:
-                texts[role] = Path(path).read_text(encoding="utf-8")
-            except OSError:
-                pass
-        buf.save(args.out, extra_meta={"config_texts": texts, "mode_file": cfg.source})
+        buf.save(args.out, extra_meta={"mode_file": cfg.source})
         print(f"episode written to {args.out}")
     return 0

@@ -19,6 +19,7 @@ from ..world import AgentTable, WorldSnapshot
 from .config import SimConfig
 from .episode import EpisodeBuffer
 from .movement import choose_move, decided_action
+from .replay import config_texts
 
 #: Steps an agent waits on its goal before starting a new trip (reference REACH_GOAL_WAITING, §2.5).
 GOAL_WAIT_STEPS = 1
@@ -105,6 +106,7 @@ class Simulation:
             "files": dict(cfg.files), "map_name": self.city.name,
             "clauses": clause_table(self.program),
             "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
+            "config_texts": config_texts(cfg),
         }
 
     def _plan(self, i: int, start: np.ndarray, goal: np.ndarray) -> np.ndarray:

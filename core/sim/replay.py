@@ -1,0 +1,62 @@
+"""Rebuild the configuration an episode was recorded with, from the texts embedded in the episode file.
+
+Episodes embed their map, agents, ontology and rules (``meta["config_texts"]``) so a saved episode stays
+readable and re-groundable after the original files change or move — a researcher can send one file.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..errors import EpisodeFileError, LogiCityError
+from .config import SimConfig
+
+ROLES = ("map", "agents", "ontology", "rules")
+
+
+def config_texts(cfg: SimConfig) -> dict[str, str]:
+    """The four config texts of ``cfg``: the files' own text when loaded from files, else serialised."""
+    from ..agents.io import dumps_agent_set
+    from ..map.io import dumps_map
+
+    out: dict[str, str] = {}
+    for role in ROLES:
+        path = cfg.files.get(role)
+        if path:
+            try:
+                out[role] = Path(path).read_text(encoding="utf-8")
+                continue
+            except OSError:
+                pass
+        if role == "map":
+            out[role] = dumps_map(cfg.city)
+        elif role == "agents":
+            out[role] = dumps_agent_set(cfg.agents)
+        elif role == "ontology":
+            out[role] = cfg.ontology.to_yaml()
+        else:
+            out[role] = cfg.rules.to_text()
+    return out
+
+
+def config_from_episode(meta: dict[str, Any], source: str | Path | None = None) -> SimConfig:
+    """Parse the embedded texts of an episode's metadata back into a :class:`SimConfig`."""
+    from ..agents.io import loads_agent_set
+    from ..logic import loads_ontology, parse_rules
+    from ..map.io import loads_map
+
+    texts = meta.get("config_texts") or {}
+    missing = [r for r in ROLES if not isinstance(texts.get(r), str)]
+    if missing:
+        raise EpisodeFileError(f"episode does not embed its {', '.join(missing)} configuration", source)
+    where = f"{source}#" if source else "episode#"
+    try:
+        city = loads_map(texts["map"], where + "map")
+        agents = loads_agent_set(texts["agents"], where + "agents")
+        ontology = loads_ontology(texts["ontology"], where + "ontology")
+        rules = parse_rules(texts["rules"], ontology, where + "rules")
+    except LogiCityError as exc:
+        raise EpisodeFileError(f"embedded configuration is invalid: {exc}", source) from None
+    return SimConfig(city=city, agents=agents, ontology=ontology, rules=rules, name=str(meta.get("mode", "episode")),
+                     rule_section=meta.get("rule_section"), agent_region=meta.get("agent_region"),
+                     engine=str(meta.get("engine", "compiled")), source=str(source) if source else None)
