@@ -167,11 +167,20 @@ class Simulation:
         grounding = self.grounder.ground(snap, self.rng, view_limits=self.view_limits or None)
         return grounding, self.engine.decide(grounding)
 
-    def step(self, overrides: Mapping[int, Action] | None = None) -> StepOutcome:
-        """Advance one step. ``overrides`` forces the decision of some agents (SPF ego, human play)."""
+    def step(self, overrides: Mapping[int, Action] | None = None, prepared=None) -> StepOutcome:
+        """Advance one step. ``overrides`` forces the decision of some agents (SPF ego, human play).
+
+        ``prepared`` = ``(grounding, decisions)`` from :meth:`decide` on the *current* snapshot lets a caller
+        that already grounded this state (e.g. to build an observation) reuse it: grounding again would draw
+        CollidingClose's coin flips a second time and could disagree with what the caller saw.
+        """
         t0 = time.perf_counter()
-        snap = self.snapshot()
-        grounding, decisions = self.decide(snap)
+        if prepared is not None:
+            grounding, decisions = prepared
+            if grounding.snapshot.step != self.step_index:
+                raise ValueError("prepared grounding is not of the current state")
+        else:
+            grounding, decisions = self.decide(self.snapshot())
         holds = np.array(decisions.holds, dtype=bool, copy=True)
         if overrides:
             for i, act in overrides.items():
