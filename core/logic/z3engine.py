@@ -35,7 +35,11 @@ from .grounding import Interpretation
 from .program import Program
 from .syntax import EGO, Clause
 
-__all__ = ["Z3Engine"]
+__all__ = ["Z3Engine", "Z3Interrupted"]
+
+
+class Z3Interrupted(RuntimeError):
+    """A check returned ``unknown``: interrupted (:meth:`Z3Engine.interrupt`) or past ``timeout_ms``."""
 
 
 _SAT, _UNSAT = 1, -1  # Z3_L_TRUE, Z3_L_FALSE
@@ -208,6 +212,8 @@ class Z3Engine:
         self.program = program
         self.timeout_ms = timeout_ms
         self._local = threading.local()
+        self._contexts: list[z3.Context] = []
+        self._contexts_lock = threading.Lock()
         self.v = program.max_vars
 
     def _template(self, k: int) -> _Template:
@@ -215,6 +221,8 @@ class Z3Engine:
         if not hasattr(st, "templates"):
             st.ctx = z3.Context()
             st.templates = {}
+            with self._contexts_lock:
+                self._contexts.append(st.ctx)
         t = st.templates.get(k)
         if t is None:
             t = _Template(self.program, k, st.ctx, self.timeout_ms)
@@ -222,12 +230,19 @@ class Z3Engine:
         return t
 
     def interrupt(self) -> None:
-        """Cancel a running check in the calling thread's context (use from the owning thread's watchdog)."""
-        ctx = getattr(self._local, "ctx", None)
-        if ctx is not None:
-            ctx.interrupt()
+        """Cancel running checks in every thread using this engine (call from any thread, e.g. the GUI's
+        Cancel button); the interrupted ``decide`` raises :class:`Z3Interrupted`."""
+        with self._contexts_lock:
+            for ctx in self._contexts:
+                ctx.interrupt()
 
     def decide(self, interp: Interpretation) -> Decisions:
+        try:
+            return self._decide(interp)
+        except z3.Z3Exception as exc:  # "canceled" when interrupted during a model evaluation
+            raise Z3Interrupted(f"z3 stopped: {exc}") from None
+
+    def _decide(self, interp: Interpretation) -> Decisions:
         e = interp.valid.shape[0]
         v = self.v
         holds = np.zeros((e, 4), dtype=bool)
@@ -261,7 +276,7 @@ class Z3Engine:
                             violated[row] = cid
                             self._store(interp, row, bd, vwit[row])
                 else:
-                    raise RuntimeError(f"z3 returned unknown for ego row {row} ({t.solver.reason_unknown()})")
+                    raise Z3Interrupted(f"z3 gave no answer for ego row {row} ({t.solver.reason_unknown()})")
         return Decisions(self.program, interp.names, egos, holds, clause, witness, unsat, violated, vwit)
 
     def _read_model(self, t: _Template, interp: Interpretation, row: int, holds: np.ndarray,
