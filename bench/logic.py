@@ -97,9 +97,9 @@ def random_states(city: CityMap, agents: AgentSet, steps: int, seed: int) -> lis
 
 
 def episode_states(path: Path) -> list[WorldSnapshot]:
-    from core.sim.episode import Episode
-    ep = Episode.open(path) if hasattr(Episode, "open") else Episode(path)
-    return [ep.snapshot(k) for k in range(ep.num_steps)]
+    from core.sim.episode import load_episode
+    ep = load_episode(path)
+    return [ep.snapshot(k) for k in range(ep.num_states)]
 
 
 def make_states(city: CityMap, agents: AgentSet, steps: int, seed: int, how: str) -> tuple[list[WorldSnapshot], str]:
