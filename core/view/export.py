@@ -64,39 +64,59 @@ def frame_name(pattern: str, index: int, step: int) -> str:
 DEFAULT_PATTERN = "frame_{step:05d}.png"
 
 
+class GifBuilder:
+    """Collects frames one by one (downscaled, quantised to 255 colours: ~1 byte per pixel) and encodes a
+    looping GIF. ``encode()`` is pure Pillow work and may run in a background thread."""
+
+    def __init__(self, fps: float = 10.0, max_side: int | None = 720) -> None:
+        self.fps = float(fps)
+        self.max_side = max_side
+        self.frames: list = []
+
+    def add(self, frame: np.ndarray | str | Path) -> None:
+        from PIL import Image
+
+        im = Image.open(frame).convert("RGB") if isinstance(frame, (str, Path)) else Image.fromarray(
+            np.ascontiguousarray(np.asarray(frame)[..., :3]), "RGB")
+        if self.max_side and max(im.size) > self.max_side:
+            s = self.max_side / max(im.size)
+            im = im.resize((max(1, round(im.width * s)), max(1, round(im.height * s))), Image.Resampling.LANCZOS)
+        self.frames.append(im.quantize(colors=255, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE))
+
+    def __len__(self) -> int:
+        return len(self.frames)
+
+    def encode(self) -> bytes:
+        import io
+
+        if not self.frames:
+            raise ValueError("no frames to write")
+        buf = io.BytesIO()
+        self.frames[0].save(buf, format="GIF", save_all=True, append_images=self.frames[1:], loop=0,
+                            duration=max(20, int(round(1000.0 / max(self.fps, 0.1)))), disposal=1)
+        return buf.getvalue()
+
+    def save(self, path: str | Path) -> Path:
+        from ..project import atomic_write_bytes
+
+        return atomic_write_bytes(path, self.encode())
+
+
 def write_gif(frames: Iterable[np.ndarray | str | Path], path: str | Path, fps: float = 10.0,
               progress: Callable[[int], None] | None = None, cancelled: Callable[[], bool] | None = None,
               max_side: int | None = 720) -> bool:
     """Assemble RGB frames (arrays or image files) into a looping GIF, written atomically.
 
-    Frames are downscaled so their longer side is at most ``max_side`` and quantised one by one (a GIF holds a
-    256-colour palette per frame anyway), which keeps memory at about one byte per pixel per frame. Returns
-    False (and writes nothing) when ``cancelled()`` turned true.
+    Returns False (and writes nothing) when ``cancelled()`` turned true.
     """
-    from PIL import Image
-
-    from ..project import atomic_write_bytes
-
-    imgs: list[Image.Image] = []
+    gb = GifBuilder(fps, max_side)
     for i, fr in enumerate(frames):
         if cancelled is not None and cancelled():
             return False
-        im = Image.open(fr).convert("RGB") if isinstance(fr, (str, Path)) else Image.fromarray(
-            np.ascontiguousarray(fr[..., :3]), "RGB")
-        if max_side and max(im.size) > max_side:
-            s = max_side / max(im.size)
-            im = im.resize((max(1, round(im.width * s)), max(1, round(im.height * s))), Image.Resampling.LANCZOS)
-        imgs.append(im.quantize(colors=255, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE))
+        gb.add(fr)
         if progress is not None:
             progress(i + 1)
-    if not imgs:
-        raise ValueError("no frames to write")
-    import io
-
-    buf = io.BytesIO()
-    imgs[0].save(buf, format="GIF", save_all=True, append_images=imgs[1:], loop=0,
-                 duration=max(20, int(round(1000.0 / max(fps, 0.1)))), disposal=1)
-    atomic_write_bytes(path, buf.getvalue())
+    gb.save(path)
     return True
 
 

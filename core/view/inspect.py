@@ -3,6 +3,9 @@
 Why: the GUI test "inspector matches the core explanation" compares the dock with this report and this report
 with the logic core; keeping the extraction here makes the dock a formatter.
 
+At the newest state nothing has been decided yet, so the decision, its explanation and the view table describe
+the previous step (the one that led to the shown state); ``decision_step`` says which.
+
 Sources: identity, position, heading, goal and the action come from the recorded episode. The fired clause and
 its witness come from the *recorded* ``fired``/``witness`` arrays (what really happened). The table of true
 predicates in the agent's view and the full explanation (every derived action) are recomputed by grounding the
@@ -43,7 +46,8 @@ class AgentReport:
     heading: str
     goal: tuple[int, int]
     goals_reached: int
-    decided: str | None           # action decided during step k (None at the newest state)
+    decision_step: int | None     # the step whose decision is shown: k, or k-1 at the newest state
+    decided: str | None           # action decided during decision_step (None: nothing recorded yet)
     realised: str | None
     derived: tuple[str, ...]      # action predicates the rules derived (empty: default Normal)
     fired: str | None             # recorded fired clause with its witness, rendered
@@ -102,8 +106,9 @@ class Inspector:
         derived: tuple[str, ...] = ()
         fired_clause = -1
         witness: tuple[tuple[str, str], ...] = ()
-        if k < episode.num_steps:
-            rec = episode.step_record(k)
+        d = k if k < episode.num_steps else (k - 1 if k > 0 else None)
+        if d is not None:
+            rec = episode.step_record(d)
             decided = ACTION_NAMES[int(rec.decided[agent])]
             realised = ACTION_NAMES[int(rec.realised[agent])]
             derived = tuple(ACTION_NAMES[a] for a in range(4) if rec.holds[agent, a])
@@ -122,7 +127,7 @@ class Inspector:
         view: tuple[ViewRow, ...] = ()
         if recompute:
             try:
-                g = self.grounder.ground(snap, np.random.default_rng(seed))
+                g = self.grounder.ground(snap if d in (None, k) else episode.snapshot(d), np.random.default_rng(seed))
                 ev = g.ego_view(agent)
                 view = tuple(ViewRow(r.name, r.agent, tuple(r.unary),
                                      tuple(f"{p}({r.name}, {o})" for p, o in r.relations)) for r in ev.rows)
@@ -142,6 +147,6 @@ class Inspector:
             detailed=detailed_type(agents, agent), concepts=tuple(agents.concept_names(agent)),
             priority=int(agents.priorities[agent]), step=k, position=(int(pos[0]), int(pos[1])),
             heading=HEADING_NAMES[int(snap.headings[agent])], goal=(int(goal[0]), int(goal[1])),
-            goals_reached=reached, decided=decided, realised=realised, derived=derived, fired=fired_text,
+            goals_reached=reached, decision_step=d, decided=decided, realised=realised, derived=derived, fired=fired_text,
             fired_clause=fired_clause, witness=witness, explanation=explanation, recomputed_clause=recomputed,
             view=view, actions=np.asarray(episode.array("decided")[:, agent], np.int8).copy())

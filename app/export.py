@@ -1,0 +1,242 @@
+"""Exporting the map view: one PNG, or a step range as an animated GIF or a PNG image sequence.
+
+Why it never freezes the GUI: frames are drawn one per timer tick by a hidden copy of the map view (same city,
+colours, overlays and visible region as the user's view, so the export looks like what is on screen) and the
+progress dialog stays live between ticks; the GIF's final encoding runs in a Python thread (pure Pillow) while
+the dialog waits. Cancel stops at the next tick and writes nothing for a GIF (frames already written for an image
+sequence stay).
+"""
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import numpy as np
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from core.view.export import DEFAULT_PATTERN, GifBuilder, parse_range, sequence_paths
+from core.view.scene import build_scene
+from widgets.map_view import MapView
+
+
+def save_view_png(view: MapView, path: str | Path, width: int | None = None) -> Path:
+    """Save what the map view shows as a PNG (``width`` px wide, default: its on-screen size)."""
+    img = view.render_image(width)
+    path = Path(path)
+    if not img.save(str(path), "PNG"):
+        raise OSError(f"Qt could not write {path}")
+    return path
+
+
+def qimage_to_rgb(img: QtGui.QImage) -> np.ndarray:
+    img = img.convertToFormat(QtGui.QImage.Format.Format_RGB888)
+    w, h = img.width(), img.height()
+    arr = np.frombuffer(img.constBits(), np.uint8, count=img.bytesPerLine() * h).reshape(h, img.bytesPerLine())
+    return arr[:, : w * 3].reshape(h, w, 3).copy()
+
+
+class FrameExporter(QtCore.QObject):
+    """Draws states ``steps`` of ``window.history`` one per timer tick and writes them.
+
+    ``kind`` is ``"gif"`` (``out`` = .gif file) or ``"images"`` (``out`` = folder, names from ``pattern``).
+    Signals progress(done, total) and finished(ok, message).
+    """
+
+    progress = QtCore.Signal(int, int)
+    finished = QtCore.Signal(bool, str)
+
+    def __init__(self, window, steps: list[int], kind: str, out: str | Path, *, width: int = 720,
+                 fps: float = 10.0, pattern: str = DEFAULT_PATTERN) -> None:
+        super().__init__(window)
+        self.window = window
+        self.steps = list(steps)
+        self.kind = kind
+        self.out = Path(out)
+        self.width = int(width)
+        self.cancelled = False
+        self.done = 0
+        self.paths = sequence_paths(self.out, pattern, self.steps) if kind == "images" else []
+        self.gif = GifBuilder(fps, max_side=None) if kind == "gif" else None
+        src = window.map
+        self.view = MapView()
+        self.view.setAttribute(QtCore.Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+        vw = max(src.width(), 64)
+        vh = max(src.height(), 64)
+        self.view.resize(vw, vh)
+        self.view.show()
+        self.view.set_city(window.project.config.city)
+        self.view.set_overlays(paths=src.show_paths, goals=src.show_goals, fov=src.show_fov)
+        self.view.set_intersections_visible(src.inter_item.isVisible())
+        self.view.set_style(src.style)
+        self.view.vb.setRange(src.vb.viewRect(), padding=0)
+        self._timer = QtCore.QTimer(self)
+        self._timer.timeout.connect(self._tick)
+        self._thread: threading.Thread | None = None
+        self._error: str | None = None
+
+    def start(self) -> None:
+        if self.kind == "images":
+            self.out.mkdir(parents=True, exist_ok=True)
+        self._timer.start(0)
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+    def _tick(self) -> None:
+        if self.cancelled:
+            self._finish(False, "Export cancelled" + (f"; {self.done} images were written" if self.paths else ""))
+            return
+        if self.done >= len(self.steps):
+            self._timer.stop()
+            if self.gif is not None:
+                self._encode_gif()
+            else:
+                self._finish(True, f"Wrote {len(self.paths)} images to {self.out}")
+            return
+        w = self.window
+        k = self.steps[self.done]
+        try:
+            sc = build_scene(w.history, k, scheme=w.scheme, selected=w.selected, paths=w.path_mode,
+                             grounder=w._grounder(), clause_labels=w._clause_labels())
+            self.view.show_scene(sc)
+            img = self.view.render_image(self.width)
+            if self.gif is not None:
+                self.gif.add(qimage_to_rgb(img))
+            elif not img.save(str(self.paths[self.done]), "PNG"):
+                raise OSError(f"could not write {self.paths[self.done]}")
+        except Exception as exc:  # noqa: BLE001
+            self._finish(False, f"{type(exc).__name__}: {exc}")
+            return
+        self.done += 1
+        self.progress.emit(self.done, len(self.steps))
+
+    def _encode_gif(self) -> None:
+        def work() -> None:
+            try:
+                self.gif.save(self.out)  # type: ignore[union-attr]
+            except Exception as exc:  # noqa: BLE001
+                self._error = f"{type(exc).__name__}: {exc}"
+
+        self._thread = threading.Thread(target=work, name="gif-encoder", daemon=True)
+        self._thread.start()
+        self._poll = QtCore.QTimer(self)
+        self._poll.timeout.connect(self._check_thread)
+        self._poll.start(50)
+
+    def _check_thread(self) -> None:
+        if self._thread is not None and self._thread.is_alive():
+            return
+        self._poll.stop()
+        if self.cancelled:
+            self._finish(False, "Export cancelled")
+        elif self._error:
+            self._finish(False, self._error)
+        else:
+            self._finish(True, f"Wrote {self.out} ({len(self.steps)} frames)")
+
+    def _finish(self, ok: bool, msg: str) -> None:
+        self._timer.stop()
+        self.view.hide()
+        self.view.deleteLater()
+        self.finished.emit(ok, msg)
+
+
+class ExportDialog(QtWidgets.QDialog):
+    """Choose a step range, stride, format, size and output; runs a :class:`FrameExporter` with progress."""
+
+    def __init__(self, window) -> None:
+        super().__init__(window)
+        self.window = window
+        self.setWindowTitle("Export steps")
+        self.setObjectName("exportDialog")
+        t = window.num_steps
+        form = QtWidgets.QFormLayout(self)
+        self.range_edit = QtWidgets.QLineEdit(f"0-{t}")
+        self.range_edit.setToolTip("e.g. 10-50, 10-, -50 or all")
+        form.addRow("Steps:", self.range_edit)
+        self.stride = QtWidgets.QSpinBox()
+        self.stride.setRange(1, 1000)
+        form.addRow("Every n-th step:", self.stride)
+        self.kind = QtWidgets.QComboBox()
+        self.kind.addItem("Animated GIF", "gif")
+        self.kind.addItem("PNG image sequence (folder)", "images")
+        form.addRow("Format:", self.kind)
+        self.width_spin = QtWidgets.QSpinBox()
+        self.width_spin.setRange(64, 4096)
+        self.width_spin.setValue(720)
+        self.width_spin.setSuffix(" px")
+        form.addRow("Width:", self.width_spin)
+        self.fps = QtWidgets.QDoubleSpinBox()
+        self.fps.setRange(0.5, 50)
+        self.fps.setValue(10)
+        form.addRow("GIF frames per second:", self.fps)
+        out_row = QtWidgets.QHBoxLayout()
+        self.out_edit = QtWidgets.QLineEdit(str(Path.cwd() / "episode.gif"))
+        browse = QtWidgets.QPushButton("Browse…")
+        browse.clicked.connect(self._browse)
+        out_row.addWidget(self.out_edit)
+        out_row.addWidget(browse)
+        form.addRow("Save to:", out_row)
+        self.kind.currentIndexChanged.connect(self._kind_changed)
+        bb = QtWidgets.QDialogButtonBox(QtWidgets.QDialogButtonBox.StandardButton.Ok
+                                        | QtWidgets.QDialogButtonBox.StandardButton.Cancel)
+        bb.accepted.connect(self._start)
+        bb.rejected.connect(self.reject)
+        form.addRow(bb)
+        self.exporter: FrameExporter | None = None
+        self.progress_dialog: QtWidgets.QProgressDialog | None = None
+
+    def _kind_changed(self) -> None:
+        p = Path(self.out_edit.text())
+        if self.kind.currentData() == "gif":
+            self.out_edit.setText(str(p.with_suffix(".gif") if p.suffix else p / "episode.gif"))
+        else:
+            self.out_edit.setText(str(p.with_suffix("") if p.suffix else p))
+
+    def _browse(self) -> None:
+        if self.kind.currentData() == "gif":
+            path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Save GIF", self.out_edit.text(), "GIF (*.gif)")
+        else:
+            path = QtWidgets.QFileDialog.getExistingDirectory(self, "Folder for the images", self.out_edit.text())
+        if path:
+            self.out_edit.setText(path)
+
+    def _start(self) -> None:
+        try:
+            rng = parse_range(self.range_edit.text(), self.window.num_steps, self.stride.value())
+        except ValueError as exc:
+            QtWidgets.QMessageBox.warning(self, "Export steps", str(exc))
+            return
+        self.accept()
+        start_export(self.window, rng.steps(), self.kind.currentData(), self.out_edit.text(),
+                     width=self.width_spin.value(), fps=self.fps.value())
+
+
+def start_export(window, steps: list[int], kind: str, out: str | Path, *, width: int = 720, fps: float = 10.0,
+                 pattern: str = DEFAULT_PATTERN, show_progress: bool = True) -> FrameExporter:
+    """Start an export with a progress dialog (Cancel stops it); returns the running exporter."""
+    window.pause()
+    exp = FrameExporter(window, steps, kind, out, width=width, fps=fps, pattern=pattern)
+    window._exporter = exp
+    if show_progress:
+        dlg = QtWidgets.QProgressDialog("Exporting frames…", "Cancel", 0, len(steps), window)
+        dlg.setWindowTitle("Export")
+        dlg.setObjectName("exportProgress")
+        dlg.setWindowModality(QtCore.Qt.WindowModality.WindowModal)
+        dlg.setMinimumDuration(300)
+        dlg.setAutoClose(False)
+        dlg.setAutoReset(False)
+        dlg.canceled.connect(exp.cancel)
+
+        def on_progress(done: int, total: int) -> None:
+            dlg.setValue(done)
+            if done >= total and kind == "gif":
+                dlg.setLabelText("Encoding the GIF…")
+                dlg.setRange(0, 0)
+
+        exp.progress.connect(on_progress)
+        exp.finished.connect(lambda ok, msg: (dlg.reset(), dlg.close()))
+        window._export_progress = dlg
+    exp.finished.connect(lambda ok, msg: window.status(msg, 10000))
+    exp.start()
+    return exp

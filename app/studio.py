@@ -1,0 +1,124 @@
+"""Studio entry point: ``run_studio(argv)`` (``python main.py [PROJECT] [--screenshot out.png]``).
+
+Without a project the bundled default city (configs/modes/default.yaml) opens, ready to play. ``--screenshot``
+opens the studio, lets it settle (optionally simulating some steps and selecting an agent), saves the main
+window as a PNG and exits; it works with ``QT_QPA_PLATFORM=offscreen`` as well as under Xvfb.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="main.py", description="LogiCity Studio")
+    p.add_argument("project", nargs="?", help="project folder, its project.yaml, or a mode file "
+                   "(default: the bundled default city)")
+    p.add_argument("--screenshot", metavar="OUT.png", help="save the main window as PNG once settled, then exit")
+    p.add_argument("--steps", type=int, default=0, help="with --screenshot: simulate this many steps first")
+    p.add_argument("--select", metavar="AGENT", help="with --screenshot: select this agent (e.g. Car_3)")
+    p.add_argument("--colour-by", metavar="SCHEME", help="colour agents by this scheme (e.g. 'Action (next)')")
+    p.add_argument("--show-step", type=int, help="with --screenshot: show this step after simulating")
+    p.add_argument("--size", default="1440x900", help="with --screenshot: window size WxH (default 1440x900)")
+    p.add_argument("--dock", action="append", default=[],
+                   help="with --screenshot: also save this dock alone as OUT-<dock>.png (repeatable)")
+    p.add_argument("--settle-ms", type=int, default=700, help="with --screenshot: wait this long before the grab")
+    p.add_argument("--seed", type=int, help="random seed for a new simulation")
+    return p
+
+
+def run_studio(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    from PySide6 import QtCore, QtGui, QtWidgets
+
+    app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])
+    app.setApplicationName("LogiCity Studio")
+    app.setOrganizationName("LogiCity")
+    from .main_window import DEFAULT_MODE, MainWindow
+    from .settings import make_settings
+
+    settings = make_settings()
+    if args.screenshot:   # a screenshot must not depend on (or change) the user's remembered layout
+        import tempfile
+
+        settings = make_settings(Path(tempfile.mkdtemp(prefix="logicity-shot-")) / "studio.ini")
+    win = MainWindow(settings)
+    if args.screenshot:
+        w, _, h = args.size.partition("x")
+        win.resize(int(w), int(h))
+    if args.colour_by:
+        win.scheme = args.colour_by
+    target = args.project or DEFAULT_MODE
+    if args.seed is not None:
+        from core.project import is_project
+
+        if not is_project(target):
+            from core.project import new_project
+            from core.sim.config import load_mode
+
+            try:
+                project = new_project(load_mode(target), seed=args.seed)
+                win._install_project(project, None)
+            except Exception:  # noqa: BLE001 - fall back to open_path, which reports the error
+                win.open_path(target, ask_save=False)
+        else:
+            win.open_path(target, ask_save=False)
+    else:
+        win.open_path(target, ask_save=False)
+    win.show()
+    if not args.screenshot:
+        return app.exec()
+
+    out = Path(args.screenshot)
+    result = {"rc": 0}
+
+    def grab() -> None:
+        app.processEvents()
+        win.flush_redraw()
+        app.processEvents()
+        out.parent.mkdir(parents=True, exist_ok=True)
+        pix = win.grab()
+        if not pix.save(str(out), "PNG"):
+            print(f"could not write {out}", file=sys.stderr)
+            result["rc"] = 1
+        else:
+            print(f"saved {out} ({pix.width()}x{pix.height()})")
+        for name in args.dock:
+            dock = win.docks.get(name)
+            if dock is None:
+                print(f"no dock {name!r} (docks: {', '.join(win.docks)})", file=sys.stderr)
+                result["rc"] = 1
+                continue
+            p = out.with_name(f"{out.stem}-{name}{out.suffix}")
+            dock.grab().save(str(p), "PNG")
+            print(f"saved {p}")
+        win.dirty = False
+        win.close()
+        app.quit()
+
+    def settled() -> None:
+        if args.select:
+            win.select_agent_by_name(args.select)
+        if args.colour_by:
+            win.set_colour_scheme(args.colour_by)
+        if args.show_step is not None:
+            win.set_cursor(args.show_step)
+        QtCore.QTimer.singleShot(args.settle_ms, grab)
+
+    def ready() -> None:
+        if args.steps > 0:
+            win.run_steps_then(args.steps, settled)
+        else:
+            settled()
+
+    if win.project is None:   # the project failed to open: the error dialog is part of the picture
+        QtCore.QTimer.singleShot(args.settle_ms, grab)
+    else:
+        win.when_ready(ready)
+    # never hang: give up after two minutes
+    QtCore.QTimer.singleShot(120_000, lambda: (print("screenshot timed out", file=sys.stderr),
+                                               result.update(rc=2), app.quit()))
+    app.exec()
+    return result["rc"]

@@ -1,0 +1,447 @@
+"""The background simulation: a worker object in its own QThread that owns the :class:`Simulation`.
+
+Threading contract (why it is safe):
+
+* Only the worker thread touches the Simulation, its EpisodeBuffer and its checkpoints. The worker is created
+  in the GUI thread but every slot runs in the worker thread (queued connections), including the one that
+  builds the Simulation, so a z3 engine gets its context in that thread.
+* The GUI receives only immutable :class:`core.sim.frames.StepFrame` objects (copied arrays, read-only) through
+  queued signals and replays them into its own buffer.
+* Every request carries a *generation* number; the worker stamps frames with it and the GUI drops frames of an
+  older generation (a reset or branch that crossed frames still in flight).
+* Back-pressure: the worker never runs more than ``MAX_BACKLOG`` frames ahead of what the GUI has applied
+  (``acked``, a plain int the GUI thread writes), so a slow GUI never accumulates an unbounded queue.
+* Turn-taking at full speed: Python threads share one GIL, and a worker that computes non-stop makes every
+  GUI paint several times slower (each Qt call the GUI makes can wait a 5 ms switch interval for the GIL).
+  So "as fast as possible" runs a short burst of steps (``BURST``), sends them as one batch and waits until
+  the GUI has applied *and drawn* them (it acks after its synchronous repaint). GUI and simulation alternate;
+  the GUI never waits for the GIL behind more than one burst.
+"""
+from __future__ import annotations
+
+import atexit
+import time
+import traceback
+import weakref
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6 import QtCore
+
+from core.codes import Action
+from core.sim.checkpoint import CheckpointStore, restore
+from core.sim.events import check_breakpoints
+from core.sim.frames import FrameTap
+
+MAX_BACKLOG = 40
+#: At "as fast as possible": steps per burst are limited to BURST seconds; then the worker sleeps until the GUI's
+#: ack wakes it (see the module docstring), or MAX_WAIT seconds at most.
+BURST = 0.008
+MAX_WAIT = 1.0
+
+
+@dataclass(frozen=True)
+class ResetInfo:
+    """Sent once a new Simulation exists: its initial frame and what the GUI buffer needs."""
+
+    frame: Any
+    meta: dict
+    witness_vars: int
+    seed: int
+
+
+def active_overrides(interventions: list[dict], k: int) -> dict[int, Action]:
+    """Sticky action overrides in force during step k: per agent, the latest entry with ``step <= k``
+    (``action`` None ends an override)."""
+    cur: dict[int, int | None] = {}
+    for e in sorted(interventions, key=lambda e: e["step"]):
+        if e["step"] <= k:
+            cur[int(e["agent"])] = e.get("action")
+    return {a: Action(int(v)) for a, v in cur.items() if v is not None}
+
+
+class SimWorker(QtCore.QObject):
+    frameReady = QtCore.Signal(int, object)       # generation, list[StepFrame] (one or a burst of steps)
+    resetDone = QtCore.Signal(int, object)        # generation, ResetInfo
+    playingChanged = QtCore.Signal(int, bool)
+    breakpointHit = QtCore.Signal(int, object)    # generation, core.sim.events.Hit
+    failed = QtCore.Signal(int, str)
+    branched = QtCore.Signal(int, int)            # generation, step
+    syncProgress = QtCore.Signal(int, int, int)   # generation, steps re-simulated, total
+    synced = QtCore.Signal(int, int)              # generation, steps that match the loaded episode
+    rate = QtCore.Signal(float)                   # measured steps per second while playing
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sim = None
+        self.tap: FrameTap | None = None
+        self.checkpoints = CheckpointStore()
+        self.gen = 0
+        self.playing = False
+        self.period = 0.1              # seconds per step; 0 = as fast as possible
+        self.breakpoints: list = []
+        self.interventions: list[dict] = []
+        self.sent = 0                  # state index of the newest frame sent
+        self.acked = 0                 # written by the GUI thread: newest state index applied
+        self._timer: QtCore.QTimer | None = None
+        self._sync: dict | None = None
+        self._rate_t0 = 0.0
+        self._rate_n = 0
+        self._burst_end = 0.0
+
+    # ---- helpers ----------------------------------------------------------------------------------------------
+    def _ensure_timer(self) -> QtCore.QTimer:
+        if self._timer is None:
+            self._timer = QtCore.QTimer(self)
+            self._timer.setSingleShot(True)
+            self._timer.setTimerType(QtCore.Qt.TimerType.PreciseTimer)
+            self._timer.timeout.connect(self._tick)
+        return self._timer
+
+    def _fail(self, what: str, exc: BaseException) -> None:
+        self._set_playing(False)
+        from core.errors import LogiCityError
+
+        msg = str(exc) if isinstance(exc, LogiCityError) else f"{type(exc).__name__}: {exc}"
+        self.failed.emit(self.gen, f"{what}: {msg}")
+        if not isinstance(exc, LogiCityError):
+            traceback.print_exc()
+
+    def _set_playing(self, on: bool) -> None:
+        if on != self.playing:
+            self.playing = on
+            self._rate_t0, self._rate_n = time.perf_counter(), 0
+            self.playingChanged.emit(self.gen, on)
+        if not on and self._timer is not None:
+            self._timer.stop()
+
+    # ---- requests (run in the worker thread) -----------------------------------------------------------------
+    @QtCore.Slot(int, object, int)
+    def reset(self, gen: int, config: Any, seed: int) -> None:
+        """Build a new Simulation from ``config`` with ``seed`` and send its initial state."""
+        if not self._build(gen, config, seed):
+            return
+        assert self.sim is not None and self.tap is not None
+        frame = self.tap.initial(self.sim.agents)
+        self.sent = self.acked = 0
+        wit = self.sim.buffer.array("witness")
+        self.resetDone.emit(gen, ResetInfo(frame, dict(self.sim.buffer.meta), int(wit.shape[2]), int(seed)))
+
+    def _build(self, gen: int, config: Any, seed: int) -> bool:
+        self.gen = gen
+        self._set_playing(False)
+        self._sync = None
+        self.sim = None
+        self.checkpoints.clear()
+        self.interventions = []
+        try:
+            from core.sim.simulation import Simulation
+
+            sim = Simulation(config, seed=seed, record=True)
+        except Exception as exc:  # noqa: BLE001 - reported to the GUI
+            self._fail("could not start the simulation", exc)
+            return False
+        self.sim = sim
+        self.tap = FrameTap(sim.buffer)
+        self.checkpoints.add(sim)
+        return True
+
+    @QtCore.Slot(int, object, int, object, object)
+    def sync(self, gen: int, config: Any, seed: int, positions: Any, interventions: Any) -> None:
+        """Rebuild the Simulation and silently re-run a loaded episode (``positions`` [T+1, N, 2]) so the user
+        can continue it. Stops where the re-run differs from the recording and reports how far it matched."""
+        if not self._build(gen, config, seed):
+            return
+        assert self.sim is not None
+        self.interventions = list(interventions or [])
+        self._sync = {"positions": positions, "total": int(len(positions) - 1)}
+        if not (positions[0] == self.sim.positions).all():
+            self._finish_sync(0)
+            return
+        self._ensure_timer().start(0)
+
+    def _sync_chunk(self) -> None:
+        s = self._sync
+        assert s is not None and self.sim is not None
+        t_end = time.perf_counter() + 0.05
+        while self.sim.step_index < s["total"] and time.perf_counter() < t_end:
+            k = self.sim.step_index
+            try:
+                self.sim.step(active_overrides(self.interventions, k) or None)
+            except Exception as exc:  # noqa: BLE001
+                self._sync = None
+                self._fail("re-simulating the loaded episode failed", exc)
+                return
+            self.checkpoints.add(self.sim)
+            if not (s["positions"][k + 1] == self.sim.positions).all():
+                cp = self.checkpoints.nearest(k)
+                restore(self.sim, cp)
+                self.checkpoints.truncate(k)
+                self._finish_sync(k)
+                return
+        self.syncProgress.emit(self.gen, self.sim.step_index, s["total"])
+        if self.sim.step_index >= s["total"]:
+            self._finish_sync(self.sim.step_index)
+        else:
+            self._ensure_timer().start(0)
+
+    def _finish_sync(self, matched: int) -> None:
+        self._sync = None
+        assert self.tap is not None
+        self.tap.rewind(matched)
+        self.sent = self.acked = matched
+        self.synced.emit(self.gen, matched)
+
+    @QtCore.Slot(int)
+    def play(self, gen: int) -> None:
+        if gen != self.gen or self.sim is None or self._sync is not None:
+            return
+        self._set_playing(True)
+        self._ensure_timer().start(0)
+
+    @QtCore.Slot()
+    def pause(self) -> None:
+        self._set_playing(False)
+
+    @QtCore.Slot(int)
+    def step_once(self, gen: int) -> None:
+        if gen != self.gen or self.sim is None or self._sync is not None:
+            return
+        self._set_playing(False)
+        self._do_step()
+
+    @QtCore.Slot(float)
+    def set_speed(self, steps_per_second: float) -> None:
+        self.period = 0.0 if steps_per_second <= 0 else 1.0 / steps_per_second
+
+    @QtCore.Slot(object)
+    def set_breakpoints(self, bps: Any) -> None:
+        self.breakpoints = list(bps)
+
+    @QtCore.Slot(int, object)
+    def set_interventions(self, gen: int, interventions: Any) -> None:
+        if gen == self.gen:
+            self.interventions = list(interventions)
+
+    @QtCore.Slot(int, int)
+    def branch(self, gen: int, k: int) -> None:
+        """Return to state k, forgetting everything after it (the GUI has already cut its copy)."""
+        self._set_playing(False)
+        self.gen = gen
+        if self.sim is None:
+            return
+        try:
+            cp = self.checkpoints.nearest(k)
+            if cp is None:
+                raise RuntimeError(f"no checkpoint at or before step {k}")
+            restore(self.sim, cp)
+            self.checkpoints.truncate(cp.step_index)
+            while self.sim.step_index < k:   # replay from a sparse checkpoint (not needed when every = 1)
+                self.sim.step(active_overrides(self.interventions, self.sim.step_index) or None)
+                self.checkpoints.add(self.sim)
+            assert self.tap is not None
+            self.tap.rewind(k)
+            self.sent = self.acked = k
+        except Exception as exc:  # noqa: BLE001
+            self._fail("could not branch", exc)
+            return
+        self.branched.emit(gen, k)
+
+    @QtCore.Slot()
+    def kick(self) -> None:
+        """The GUI acked a burst: continue at once when playing as fast as possible."""
+        if self.playing and self.period <= 0 and self._sync is None and self.acked >= self.sent:
+            self._ensure_timer().start(0)
+
+    @QtCore.Slot()
+    def shutdown(self) -> None:
+        self._set_playing(False)
+        self._sync = None
+        if self._timer is not None:
+            self._timer.stop()
+        self.sim = None
+
+    # ---- stepping ----------------------------------------------------------------------------------------------
+    def _do_step(self, batch: list | None = None) -> bool:
+        """One step. Its frame is sent at once, or appended to ``batch`` (the caller sends the burst).
+        Returns False when playback must stop (error or breakpoint; a pending batch is sent first)."""
+        sim = self.sim
+        assert sim is not None and self.tap is not None
+        k = sim.step_index
+        try:
+            out = sim.step(active_overrides(self.interventions, k) or None)
+        except Exception as exc:  # noqa: BLE001
+            self._flush(batch)
+            self._fail(f"step {k} failed", exc)
+            return False
+        self.checkpoints.add(sim)
+        frame = self.tap.frame(sim.agents, out.seconds)
+        self.sent = frame.state_index
+        if batch is None:
+            self.frameReady.emit(self.gen, [frame])
+        else:
+            batch.append(frame)
+        if self.breakpoints:
+            hit = check_breakpoints(self.breakpoints, sim.buffer, k)
+            if hit is not None:
+                self._flush(batch)
+                self._set_playing(False)
+                self.breakpointHit.emit(self.gen, hit)
+                return False
+        return True
+
+    def _flush(self, batch: list | None) -> None:
+        if batch:
+            self.frameReady.emit(self.gen, list(batch))
+            batch.clear()
+
+    def _tick(self) -> None:
+        if self._sync is not None:
+            self._sync_chunk()
+            return
+        if not self.playing or self.sim is None:
+            return
+        timer = self._ensure_timer()
+        if self.period <= 0 and self.acked < self.sent and time.perf_counter() - self._burst_end < MAX_WAIT:
+            timer.start(int(MAX_WAIT * 1000))    # the GUI has not drawn the last burst yet: its turn (kick wakes)
+            return
+        if self.sent - self.acked >= MAX_BACKLOG:   # the GUI is behind: wait for it
+            timer.start(5)
+            return
+        t0 = time.perf_counter()
+        if self.period > 0:
+            if not self._do_step():
+                return
+            n = 1
+        else:   # as fast as possible: a burst of steps sent as one batch, then a rest (see BURST)
+            batch: list = []
+            n = 0
+            while True:
+                ok = self._do_step(batch)
+                n += 1
+                if not ok:
+                    return
+                if time.perf_counter() - t0 >= BURST or self.sent - self.acked >= MAX_BACKLOG:
+                    break
+                time.sleep(0)   # hand the GIL to the GUI thread if it is waiting for it (no 5 ms switch wait)
+            self._flush(batch)
+            self._burst_end = time.perf_counter()
+        self._rate_n += n
+        now = time.perf_counter()
+        if now - self._rate_t0 >= 1.0:
+            self.rate.emit(self._rate_n / (now - self._rate_t0))
+            self._rate_t0, self._rate_n = now, 0
+        if self.period > 0:
+            timer.start(int(round(max(0.0, self.period - (now - t0)) * 1000)))
+        else:
+            timer.start(int(MAX_WAIT * 1000))   # normally the GUI's ack (kick) comes first
+
+
+_LIVE_CONTROLLERS: "weakref.WeakSet[SimController]"
+
+
+def _shutdown_all() -> None:
+    """At interpreter exit, stop threads nobody stopped (a QThread destroyed while running aborts)."""
+    for c in list(_LIVE_CONTROLLERS):
+        try:
+            c.shutdown(5000)
+        except RuntimeError:   # the C++ side is already gone
+            pass
+
+
+class SimController(QtCore.QObject):
+    """GUI-thread handle: owns the QThread and the worker, forwards requests as queued signals."""
+
+    _reset = QtCore.Signal(int, object, int)
+    _sync = QtCore.Signal(int, object, int, object, object)
+    _play = QtCore.Signal(int)
+    _pause = QtCore.Signal()
+    _step = QtCore.Signal(int)
+    _speed = QtCore.Signal(float)
+    _breakpoints = QtCore.Signal(object)
+    _interventions = QtCore.Signal(int, object)
+    _branch = QtCore.Signal(int, int)
+    _shutdown = QtCore.Signal()
+    _kick = QtCore.Signal()
+
+    def __init__(self, parent: QtCore.QObject | None = None) -> None:
+        super().__init__(parent)
+        self.thread = QtCore.QThread()
+        self.thread.setObjectName("simulation-worker")
+        self.worker = SimWorker()
+        self.worker.moveToThread(self.thread)
+        self._reset.connect(self.worker.reset)
+        self._sync.connect(self.worker.sync)
+        self._play.connect(self.worker.play)
+        self._pause.connect(self.worker.pause)
+        self._step.connect(self.worker.step_once)
+        self._speed.connect(self.worker.set_speed)
+        self._breakpoints.connect(self.worker.set_breakpoints)
+        self._interventions.connect(self.worker.set_interventions)
+        self._branch.connect(self.worker.branch)
+        self._shutdown.connect(self.worker.shutdown)
+        self._kick.connect(self.worker.kick)
+        self.thread.finished.connect(self.worker.deleteLater)
+        self.thread.start()
+        self.gen = 0
+        self.stopped = False
+        _LIVE_CONTROLLERS.add(self)
+
+    def next_generation(self) -> int:
+        self.gen += 1
+        return self.gen
+
+    def reset(self, config, seed: int) -> int:
+        gen = self.next_generation()
+        self._reset.emit(gen, config, int(seed))
+        return gen
+
+    def sync(self, config, seed: int, positions, interventions) -> int:
+        gen = self.next_generation()
+        self._sync.emit(gen, config, int(seed), positions, list(interventions))
+        return gen
+
+    def play(self) -> None:
+        self._play.emit(self.gen)
+
+    def pause(self) -> None:
+        self._pause.emit()
+
+    def step(self) -> None:
+        self._step.emit(self.gen)
+
+    def set_speed(self, sps: float) -> None:
+        self._speed.emit(float(sps))
+
+    def set_breakpoints(self, bps) -> None:
+        self._breakpoints.emit(list(bps))
+
+    def set_interventions(self, interventions) -> None:
+        self._interventions.emit(self.gen, list(interventions))
+
+    def branch(self, k: int) -> int:
+        gen = self.next_generation()
+        self._branch.emit(gen, int(k))
+        return gen
+
+    def ack(self, state_index: int) -> None:
+        """The GUI applied frames up to ``state_index`` (plain int write; read by the worker thread)."""
+        w = self.worker
+        behind = w.acked < w.sent
+        w.acked = int(state_index)
+        if behind and w.acked >= w.sent and w.playing and w.period <= 0:
+            self._kick.emit()
+
+    def shutdown(self, timeout_ms: int = 10000) -> bool:
+        """Stop playing, end the thread's event loop and wait for it (the current step finishes first)."""
+        if self.stopped:
+            return True
+        self.stopped = True
+        self._shutdown.emit()
+        self.thread.quit()
+        ok = self.thread.wait(timeout_ms)
+        return bool(ok)
+
+
+_LIVE_CONTROLLERS = weakref.WeakSet()
+atexit.register(_shutdown_all)

@@ -1,0 +1,217 @@
+"""Inspector dock: everything about the selected agent at the shown step, and its actions over time.
+
+It formats a :class:`core.view.inspect.AgentReport`; it computes nothing itself. The action plot's cursor
+follows the timeline (:meth:`InspectorWidget.set_cursor`) and clicking the plot asks for that step.
+"""
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from core.codes import ACTION_NAMES
+from core.view.colouring import ACTION_COLOURS
+from core.view.inspect import AgentReport
+
+
+POINTS_UP_TO = 300
+
+
+class InspectorWidget(QtWidgets.QWidget):
+    stepRequested = QtCore.Signal(int)
+    agentRequested = QtCore.Signal(int)   # a click on an entity of the view table
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.report: AgentReport | None = None
+        outer = QtWidgets.QVBoxLayout(self)
+        outer.setContentsMargins(6, 4, 6, 4)
+        self.title = QtWidgets.QLabel("No agent selected — click an agent on the map")
+        f = self.title.font()
+        f.setPointSizeF(f.pointSizeF() + 2)
+        f.setBold(True)
+        self.title.setFont(f)
+        self.title.setWordWrap(True)
+        outer.addWidget(self.title)
+
+        form = QtWidgets.QFormLayout()
+        form.setLabelAlignment(QtCore.Qt.AlignmentFlag.AlignRight)
+        form.setHorizontalSpacing(10)
+        form.setVerticalSpacing(2)
+        self.fields: dict[str, QtWidgets.QLabel] = {}
+        for key in ("Type", "Concepts", "Priority", "Position", "Direction", "Goal", "Action", "Goals reached"):
+            lab = QtWidgets.QLabel("—")
+            lab.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+            lab.setWordWrap(True)   # long texts wrap instead of widening (and re-laying out) the dock
+            self.fields[key] = lab
+            form.addRow(key + ":", lab)
+        outer.addLayout(form)
+
+        why_box = self.why_box = QtWidgets.QGroupBox("Why this action")
+        wl = QtWidgets.QVBoxLayout(why_box)
+        wl.setContentsMargins(6, 4, 6, 4)
+        self.why = QtWidgets.QLabel("—")
+        self.why.setWordWrap(True)
+        self.why.setTextFormat(QtCore.Qt.TextFormat.RichText)
+        self.why.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        wl.addWidget(self.why)
+        outer.addWidget(why_box)
+
+        view_box = self.view_box = QtWidgets.QGroupBox("True predicates in its view")
+        vl = QtWidgets.QVBoxLayout(view_box)
+        vl.setContentsMargins(4, 4, 4, 4)
+        self.table = QtWidgets.QTreeWidget()
+        self.table.setColumnCount(3)
+        self.table.setHeaderLabels(["Entity", "Properties", "Relations"])
+        self.table.setRootIsDecorated(False)
+        self.table.setAlternatingRowColors(True)
+        self.table.setUniformRowHeights(False)
+        self.table.setWordWrap(True)
+        self.table.header().setStretchLastSection(True)
+        self.table.setMinimumHeight(70)
+        self.table.itemDoubleClicked.connect(self._entity_clicked)
+        vl.addWidget(self.table)
+        outer.addWidget(view_box, 3)
+
+        self.plot = pg.PlotWidget(background=None)
+        self.plot.setMinimumHeight(100)
+        self.plot.setMouseEnabled(x=True, y=False)
+        self.plot.setMenuEnabled(False)
+        self.plot.hideButtons()
+        pi = self.plot.getPlotItem()
+        pi.setLabel("bottom", "step")
+        pi.setTitle("Decided action over time", size="9pt")
+        pi.getAxis("left").setTicks([[(i, n) for i, n in enumerate(ACTION_NAMES)]])
+        pi.setYRange(-0.5, 3.5, padding=0)
+        pi.enableAutoRange(axis="y", enable=False)
+        pi.vb.setLimits(yMin=-0.6, yMax=3.6, xMin=-1)
+        pi.showGrid(x=True, y=True, alpha=0.2)
+        self.curve = pg.PlotDataItem(pen=pg.mkPen(90, 90, 90, width=1))
+        self.points = pg.ScatterPlotItem(size=5, pen=None)
+        self.cursor = pg.InfiniteLine(angle=90, pen=pg.mkPen(230, 160, 0, width=2))
+        pi.addItem(self.curve)
+        pi.addItem(self.points)
+        pi.addItem(self.cursor)
+        self.plot.scene().sigMouseClicked.connect(self._plot_clicked)
+        outer.addWidget(self.plot, 2)
+        self._brushes = [pg.mkBrush(*ACTION_COLOURS[n]) for n in ACTION_NAMES]
+        self._plotted: tuple[int, int] | None = None
+        self._span = -1
+
+    # ---- updates ----------------------------------------------------------------------------------------------
+    def clear(self) -> None:
+        self.report = None
+        self.title.setText("No agent selected — click an agent on the map")
+        for lab in self.fields.values():
+            lab.setText("—")
+        self.why.setText("—")
+        self.table.clear()
+        self.curve.setData([], [])
+        self.points.setData([], [])
+        self._plotted = None
+
+    def set_report(self, r: AgentReport, colour: tuple[int, int, int] | None = None) -> None:
+        self.report = r
+        sw = f"<span style='color:rgb{tuple(colour)}'>&#9679;</span> " if colour is not None else ""
+        self.title.setText(f"{sw}{html.escape(r.name)} <span style='font-weight:normal'>at step {r.step}</span>")
+        self.title.setTextFormat(QtCore.Qt.TextFormat.RichText)
+        f = self.fields
+        f["Type"].setText(f"{r.kind} ({r.detailed})" if r.detailed.lower() != r.kind.lower() else r.kind)
+        f["Concepts"].setText(", ".join(r.concepts) or "none")
+        f["Priority"].setText(f"{r.priority}  (smaller = higher priority)")
+        f["Position"].setText(f"row {r.position[0]}, col {r.position[1]}")
+        f["Direction"].setText(r.heading)
+        f["Goal"].setText(f"row {r.goal[0]}, col {r.goal[1]}")
+        if r.decided is None:
+            f["Action"].setText("— (nothing simulated yet)")
+        else:
+            moved = "" if r.realised == r.decided else f", moved {r.realised}"
+            derived = ", ".join(r.derived) if r.derived else "nothing (default Normal)"
+            when = "" if r.decision_step == r.step else \
+                f" <span style='color:#b35900'>(step {r.decision_step}: the newest state is not decided yet)</span>"
+            f["Action"].setText(f"<b>{r.decided}</b>{moved}{when}<br><span style='color:gray'>rules derived: "
+                                f"{html.escape(derived)}</span>")
+            f["Action"].setTextFormat(QtCore.Qt.TextFormat.RichText)
+        self.why_box.setTitle("Why this action" + ("" if r.decision_step in (None, r.step) else
+                                                   f" (step {r.decision_step})"))
+        self.view_box.setTitle("True predicates in its view" + ("" if r.decision_step in (None, r.step) else
+                                                                f" (step {r.decision_step})"))
+        f["Goals reached"].setText(str(r.goals_reached))
+        self.why.setText(self._why_html(r))
+        self._fill_table(r)
+        self._plot_actions(r)
+        self.set_cursor(r.step)
+
+    @staticmethod
+    def _why_html(r: AgentReport) -> str:
+        if r.decided is None:
+            return "<i>Nothing simulated yet: press Space to play or → to simulate one step.</i>"
+        parts = []
+        if r.fired:
+            parts.append(f"<b>Fired:</b> <code>{html.escape(r.fired)}</code>")
+        if r.witness and len(r.witness) > 1:
+            parts.append("<b>Witness:</b> " + ", ".join(f"{html.escape(v)} = {html.escape(n)}" for v, n in r.witness))
+        if r.fired_clause < 0 and not r.fired:
+            parts.append("<b>No clause recorded</b> for this decision.")
+        if r.explanation:
+            parts.append("<b>All derived:</b><br><code>" + "<br>".join(
+                html.escape(line) for line in r.explanation.splitlines()) + "</code>")
+        if not r.consistent:
+            parts.append("<span style='color:#b35900'>Note: re-grounding this state fired a different clause "
+                         "(CollidingClose coin flips are random); the recorded clause is shown above.</span>")
+        return "<br>".join(parts) or "—"
+
+    def _fill_table(self, r: AgentReport) -> None:
+        self.table.clear()
+        for row in r.view:
+            item = QtWidgets.QTreeWidgetItem([row.name + ("  (ego)" if row.agent == r.agent else ""),
+                                              ", ".join(row.unary), "\n".join(row.relations)])
+            item.setData(0, QtCore.Qt.ItemDataRole.UserRole, row.agent)
+            item.setToolTip(2, "\n".join(row.relations))
+            if row.agent == r.agent:
+                fnt = item.font(0)
+                fnt.setBold(True)
+                item.setFont(0, fnt)
+            self.table.addTopLevelItem(item)
+        for c in range(2):
+            self.table.resizeColumnToContents(c)
+
+    def _plot_actions(self, r: AgentReport) -> None:
+        acts = np.asarray(r.actions, np.int64)
+        key = (r.agent, len(acts))
+        if self._plotted == key:
+            return
+        self._plotted = key
+        t = len(acts)
+        if t == 0:
+            self.curve.setData([], [])
+            self.points.setData([], [])
+            return
+        self.curve.setData(np.arange(t + 1, dtype=float) - 0.5, acts.astype(float), stepMode="center")
+        if t <= POINTS_UP_TO:   # coloured dots per step while they are distinguishable (and cheap)
+            self.points.setData(np.arange(t, dtype=float), acts.astype(float),
+                                brush=[self._brushes[a] for a in acts])
+        else:
+            self.points.setData([], [])
+        # grow the x range in chunks: a range change re-lays out the axis (an extra repaint)
+        span = max(20, int(np.ceil(t / 50.0)) * 50)
+        if span != self._span:
+            self._span = span
+            self.plot.getPlotItem().setXRange(0, span, padding=0.02)
+
+    def set_cursor(self, k: int) -> None:
+        self.cursor.setValue(k)
+
+    def _plot_clicked(self, ev) -> None:
+        vb = self.plot.getPlotItem().vb
+        if not vb.sceneBoundingRect().contains(ev.scenePos()):
+            return
+        x = vb.mapSceneToView(ev.scenePos()).x()
+        self.stepRequested.emit(max(0, int(round(x))))
+
+    def _entity_clicked(self, item: QtWidgets.QTreeWidgetItem, _col: int) -> None:
+        a = item.data(0, QtCore.Qt.ItemDataRole.UserRole)
+        if a is not None and int(a) >= 0:
+            self.agentRequested.emit(int(a))

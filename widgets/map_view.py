@@ -1,0 +1,390 @@
+"""The city map view: static semantics as one image, agents as one glyph batch, paths, goals and the field of view.
+
+Why this structure (performance): the static map is a single ``ImageItem`` built once per city; a frame only
+updates one ``ScatterPlotItem`` (all agents, oriented glyph per heading), a few path curves grouped by colour
+(``connect="finite"`` with NaN separators), one goals scatter, a selection ring and one rectangle. No
+per-agent graphics items are created or destroyed while playing.
+
+The view knows nothing about episodes: it draws a :class:`core.view.scene.MapScene` and reports clicks and
+hovers as cells and agent indices.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from core.codes import Kind
+from core.view.colouring import intersection_rgba, semantic_at, semantic_rgb
+from core.view.scene import MapScene, nearest_agent
+
+#: Glyph sizes in cells (the reference draws car icons 6 cells and pedestrians 4 cells wide).
+CAR_SIZE = 5.0
+PED_SIZE = 3.6
+SELECT_SIZE = 9.0
+GOAL_SIZE = 4.0
+
+
+def _car_path(oriented: bool) -> QtGui.QPainterPath:
+    """A car seen from above, pointing to +x, in the unit box (-0.5..0.5)."""
+    p = QtGui.QPainterPath()
+    if oriented:
+        p.moveTo(-0.5, -0.3)
+        p.lineTo(0.15, -0.3)
+        p.lineTo(0.5, 0.0)
+        p.lineTo(0.15, 0.3)
+        p.lineTo(-0.5, 0.3)
+        p.closeSubpath()
+    else:
+        p.addRoundedRect(QtCore.QRectF(-0.4, -0.4, 0.8, 0.8), 0.15, 0.15)
+    return p
+
+
+def _ped_path(oriented: bool) -> QtGui.QPainterPath:
+    """A pedestrian: a disc, with a nose towards +x once it has moved."""
+    p = QtGui.QPainterPath()
+    if oriented:
+        p.moveTo(0.5, 0.0)
+        p.lineTo(0.05, -0.33)
+        p.arcTo(QtCore.QRectF(-0.42, -0.42, 0.84, 0.84), 52.0, 256.0)
+        p.closeSubpath()
+    else:
+        p.addEllipse(QtCore.QPointF(0.0, 0.0), 0.36, 0.36)
+    return p
+
+
+def _rotated(path: QtGui.QPainterPath, heading: int) -> QtGui.QPainterPath:
+    """Rotate a +x glyph to a heading. Data y grows downward on screen (the view is inverted), so the angle is
+    measured from +x towards +y (= rows)."""
+    vec = {0: (0, -1), 1: (0, 1), 2: (-1, 0), 3: (1, 0)}[heading]  # (d_row, d_col)
+    angle = math.degrees(math.atan2(vec[0], vec[1]))
+    return QtGui.QTransform().rotate(angle).map(path)
+
+
+def glyph_symbols() -> dict[tuple[int, int], QtGui.QPainterPath]:
+    """(kind, heading) -> painter path; heading -1 gives the un-oriented glyph."""
+    out = {}
+    for kind, fn in ((int(Kind.CAR), _car_path), (int(Kind.PEDESTRIAN), _ped_path)):
+        out[(kind, -1)] = fn(False)
+        for h in range(4):
+            out[(kind, h)] = _rotated(fn(True), h)
+    return out
+
+
+@dataclass(frozen=True)
+class HoverInfo:
+    row: int
+    col: int
+    semantic: str
+    agent: int | None
+    agent_name: str | None
+
+
+class MapView(pg.GraphicsView):
+    """Pan with the left mouse button, zoom with the wheel; click an agent to select it."""
+
+    agentClicked = QtCore.Signal(int)      # -1: clicked on empty map
+    hovered = QtCore.Signal(object)        # HoverInfo or None (left the map)
+    painted = QtCore.Signal()              # a frame reached the screen (the viewport was painted)
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent, background=pg.mkColor(40, 44, 52))
+        self.setMinimumSize(320, 240)
+        self.vb = pg.ViewBox(lockAspect=True, invertY=True, enableMenu=False)
+        self.vb.setDefaultPadding(0.01)
+        self.setCentralItem(self.vb)
+        self.city = None
+        self.scene_data: MapScene | None = None
+        self.follow = False
+        self.style = "glyphs"          # or "icons"
+        self._renderer = None
+        self._last_frame = None
+        self._symbols = glyph_symbols()
+        self._brush_cache: dict[tuple[int, int, int], QtGui.QBrush] = {}
+        self._pen_cache: dict[tuple[int, int, int], QtGui.QPen] = {}
+
+        self.map_item = pg.ImageItem(axisOrder="row-major")
+        self.map_item.setZValue(0)
+        self.inter_item = pg.ImageItem(axisOrder="row-major")
+        self.inter_item.setZValue(1)
+        self.inter_item.setVisible(False)
+        self.icon_item = pg.ImageItem(axisOrder="row-major")
+        self.icon_item.setZValue(2)
+        self.icon_item.setVisible(False)
+        self.fov_item = QtWidgets.QGraphicsRectItem()
+        pen = QtGui.QPen(QtGui.QColor(255, 235, 59), 2.0, QtCore.Qt.PenStyle.DashLine)
+        pen.setCosmetic(True)
+        self.fov_item.setPen(pen)
+        self.fov_item.setBrush(QtGui.QBrush(QtGui.QColor(255, 235, 59, 28)))
+        self.fov_item.setZValue(3)
+        self.fov_item.setVisible(False)
+        self.path_curves: list[pg.PlotCurveItem] = []
+        self.sel_path = pg.PlotCurveItem(pen=pg.mkPen(255, 235, 59, width=3.5), connect="finite")
+        self.sel_path.setZValue(5)
+        self.goal_item = pg.ScatterPlotItem(pxMode=False, symbol="star", size=GOAL_SIZE,
+                                            pen=pg.mkPen(30, 30, 30, width=1))
+        self.goal_item.setZValue(6)
+        self.agent_item = pg.ScatterPlotItem(pxMode=False, pen=pg.mkPen(20, 20, 20, width=1.2))
+        self.agent_item.setZValue(8)
+        self.select_item = pg.ScatterPlotItem(pxMode=False, symbol="o", size=SELECT_SIZE,
+                                              pen=pg.mkPen(255, 235, 59, width=3), brush=pg.mkBrush(None))
+        self.select_item.setZValue(9)
+        for it in (self.map_item, self.inter_item, self.icon_item, self.fov_item, self.sel_path, self.goal_item,
+                   self.agent_item, self.select_item):
+            self.vb.addItem(it)
+        self.show_paths = "all"
+        self.show_goals = True
+        self.show_fov = True
+
+        self.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self.scene().sigMouseClicked.connect(self._on_mouse_clicked)
+
+    # ---- city ------------------------------------------------------------------------------------------------
+    def set_city(self, city) -> None:
+        """Build the static layers (once per city) and fit the view."""
+        self.city = city
+        self.map_item.setImage(semantic_rgb(city), autoLevels=False, levels=(0, 255))
+        self.inter_item.setImage(intersection_rgba(city), autoLevels=False, levels=(0, 255))
+        self.icon_item.clear()
+        self._renderer = None
+        self._last_frame = None
+        self.vb.setLimits(xMin=-city.width * 0.5, xMax=city.width * 1.5, yMin=-city.height * 0.5,
+                          yMax=city.height * 1.5, minXRange=8, minYRange=8)
+        self.fit()
+
+    def fit(self) -> None:
+        if self.city is not None:
+            self.vb.setRange(QtCore.QRectF(0, 0, self.city.width, self.city.height), padding=0.01)
+
+    def zoom(self, factor: float) -> None:
+        """factor < 1 zooms in."""
+        self.vb.scaleBy((factor, factor))
+
+    def set_intersections_visible(self, on: bool) -> None:
+        self.inter_item.setVisible(on)
+
+    def set_style(self, style: str) -> None:
+        """``"glyphs"`` (oriented shapes coloured by the colour-by scheme) or ``"icons"`` (rendered icon art)."""
+        if style not in ("glyphs", "icons"):
+            raise ValueError(style)
+        self.style = style
+        self.icon_item.setVisible(style == "icons")
+        self.agent_item.setVisible(style == "glyphs")
+        if self.scene_data is not None:
+            self.show_scene(self.scene_data)
+
+    def set_follow(self, on: bool) -> None:
+        self.follow = on
+        if on:
+            self._centre_on_selected()
+
+    def set_overlays(self, *, paths: str | None = None, goals: bool | None = None, fov: bool | None = None) -> None:
+        if paths is not None:
+            self.show_paths = paths
+        if goals is not None:
+            self.show_goals = goals
+        if fov is not None:
+            self.show_fov = fov
+        if self.scene_data is not None:
+            self.show_scene(self.scene_data)
+
+    # ---- frames ----------------------------------------------------------------------------------------------
+    def _brush(self, rgb) -> QtGui.QBrush:
+        key = (int(rgb[0]), int(rgb[1]), int(rgb[2]))
+        b = self._brush_cache.get(key)
+        if b is None:
+            b = self._brush_cache[key] = QtGui.QBrush(QtGui.QColor(*key))
+        return b
+
+    def _path_pen(self, rgb) -> QtGui.QPen:
+        key = (int(rgb[0]), int(rgb[1]), int(rgb[2]))
+        p = self._pen_cache.get(key)
+        if p is None:
+            p = QtGui.QPen(QtGui.QColor(key[0], key[1], key[2], 210), 1.8)
+            p.setCosmetic(True)
+            self._pen_cache[key] = p
+        return p
+
+    def show_scene(self, sc: MapScene) -> None:
+        """Draw one state. Cheap: a handful of setData calls whatever the number of agents."""
+        self.scene_data = sc
+        n = len(sc.positions)
+        xy = np.empty((n, 2), float)
+        xy[:, 0] = sc.positions[:, 1] + 0.5
+        xy[:, 1] = sc.positions[:, 0] + 0.5
+        rgb = sc.rgb
+        if self.style == "glyphs":
+            kinds = sc.kinds.astype(int)
+            heads = sc.headings.astype(int)
+            symbols = [self._symbols[(k, h if h >= 0 else -1)] for k, h in zip(kinds, heads)]
+            sizes = np.where(kinds == int(Kind.CAR), CAR_SIZE, PED_SIZE)
+            brushes = [self._brush(c) for c in rgb]
+            self.agent_item.setData(pos=xy, symbol=symbols, size=sizes, brush=brushes, data=np.arange(n))
+        else:
+            self._draw_icons(sc)
+        # paths grouped by colour
+        groups: dict[tuple[int, int, int], list[np.ndarray]] = {}
+        if self.show_paths != "none":
+            for agent, cells in sc.paths:
+                if self.show_paths == "selected" and agent != sc.selected:
+                    continue
+                if len(cells) < 2:
+                    continue
+                key = tuple(int(v) for v in rgb[agent])
+                groups.setdefault(key, []).append(cells)
+        while len(self.path_curves) < len(groups):
+            c = pg.PlotCurveItem(connect="finite")
+            c.setZValue(4)
+            self.vb.addItem(c)
+            self.path_curves.append(c)
+        for curve, (key, lst) in zip(self.path_curves, groups.items()):
+            x, y = _polyline(lst)
+            curve.setData(x, y, connect="finite")
+            curve.setPen(self._path_pen(key))
+            curve.setVisible(True)
+        for curve in self.path_curves[len(groups):]:
+            curve.setVisible(False)
+        sel = sc.selected
+        sel_cells = [cells for agent, cells in sc.paths if agent == sel and len(cells) >= 2]
+        if sel is not None and sel_cells and self.show_paths != "none":
+            x, y = _polyline(sel_cells)
+            self.sel_path.setData(x, y, connect="finite")
+            self.sel_path.setVisible(True)
+        else:
+            self.sel_path.setVisible(False)
+        if sc.goals is not None and self.show_goals:
+            gxy = np.empty((n, 2), float)
+            gxy[:, 0] = sc.goals[:, 1] + 0.5
+            gxy[:, 1] = sc.goals[:, 0] + 0.5
+            sizes = np.full(n, GOAL_SIZE)
+            if sel is not None:
+                sizes[sel] = GOAL_SIZE * 1.8
+            self.goal_item.setData(pos=gxy, size=sizes, brush=[self._brush(c) for c in rgb])
+            self.goal_item.setVisible(True)
+        else:
+            self.goal_item.setVisible(False)
+        if sel is not None:
+            self.select_item.setData(pos=xy[sel:sel + 1])
+            self.select_item.setVisible(True)
+        else:
+            self.select_item.setVisible(False)
+        if sel is not None and sc.fov is not None and self.show_fov:
+            r0, r1, c0, c1 = sc.fov
+            self.fov_item.setRect(QtCore.QRectF(c0, r0, c1 - c0 + 1, r1 - r0 + 1))
+            self.fov_item.setVisible(True)
+        else:
+            self.fov_item.setVisible(False)
+        if self.follow:
+            self._centre_on_selected()
+
+    def _draw_icons(self, sc: MapScene) -> None:
+        """Icon art: the renderer composes background + sprites into one image (a few ms per frame)."""
+        from core.world import WorldSnapshot
+
+        if self.city is None or sc.agents is None:
+            return
+        if self._renderer is None:
+            from core.render.renderer import Renderer
+
+            self._renderer = Renderer(self.city, px_per_cell=4)
+        snap = WorldSnapshot(sc.step, sc.agents, np.array(sc.positions, np.int32), np.array(sc.headings, np.int8))
+        frame = self._renderer.render(snap, previous=self._last_frame)
+        self._last_frame = frame
+        self.icon_item.setImage(frame.image, autoLevels=False, levels=(0, 255))
+        self.icon_item.setRect(QtCore.QRectF(0, 0, self.city.width, self.city.height))
+
+    def set_icon_set(self, icons) -> None:
+        """Use new icon art (e.g. after the render dock accepted an icon)."""
+        if self._renderer is not None:
+            self._renderer.set_icons(icons)
+        if self.scene_data is not None and self.style == "icons":
+            self._draw_icons(self.scene_data)
+
+    def _centre_on_selected(self) -> None:
+        sc = self.scene_data
+        if sc is None or sc.selected is None:
+            return
+        r, c = sc.positions[sc.selected]
+        (x0, x1), (y0, y1) = self.vb.viewRange()
+        w, h = x1 - x0, y1 - y0
+        cx, cy = c + 0.5, r + 0.5
+        self.vb.setRange(QtCore.QRectF(cx - w / 2, cy - h / 2, w, h), padding=0)
+
+    def paintEvent(self, ev) -> None:  # noqa: N802 (Qt name)
+        super().paintEvent(ev)
+        self.painted.emit()
+
+    # ---- mouse -------------------------------------------------------------------------------------------------
+    def _cell_at(self, scene_pos) -> tuple[float, float] | None:
+        if self.city is None or not self.vb.sceneBoundingRect().contains(scene_pos):
+            return None
+        p = self.vb.mapSceneToView(scene_pos)
+        return p.y(), p.x()
+
+    def _pick_radius(self) -> float:
+        """Agents are clickable within their glyph or 10 screen pixels, whichever is larger (in cells)."""
+        px = self.vb.viewPixelSize()[0] if self.vb.width() else 1.0
+        return max(CAR_SIZE / 2, 10 * px)
+
+    def agent_at(self, row: float, col: float) -> int | None:
+        if self.scene_data is None:
+            return None
+        return nearest_agent(self.scene_data.positions, row, col, self._pick_radius())
+
+    def _on_mouse_moved(self, scene_pos) -> None:
+        rc = self._cell_at(scene_pos)
+        if rc is None or self.city is None:
+            self.hovered.emit(None)
+            return
+        row, col = rc
+        r, c = int(math.floor(row)), int(math.floor(col))
+        if not (0 <= r < self.city.height and 0 <= c < self.city.width):
+            self.hovered.emit(None)
+            return
+        agent = self.agent_at(row, col)
+        name = self.scene_data.names[agent] if agent is not None and self.scene_data is not None else None
+        self.hovered.emit(HoverInfo(r, c, semantic_at(self.city, r, c), agent, name))
+
+    def _on_mouse_clicked(self, ev) -> None:
+        if ev.button() != QtCore.Qt.MouseButton.LeftButton:
+            return
+        rc = self._cell_at(ev.scenePos())
+        if rc is None:
+            return
+        agent = self.agent_at(*rc)
+        self.agentClicked.emit(-1 if agent is None else agent)
+
+    def scene_pos_of_cell(self, row: float, col: float) -> QtCore.QPointF:
+        """Scene coordinates of a cell centre (tests click there)."""
+        return self.vb.mapViewToScene(QtCore.QPointF(col + 0.5, row + 0.5))
+
+    def render_image(self, width: int | None = None) -> QtGui.QImage:
+        """The current view as an image (``width`` px wide, keeping the aspect; default the widget's size)."""
+        size = self.viewport().size()
+        if width is None or width <= 0:
+            return self.grab().toImage()
+        h = max(1, round(width * size.height() / max(size.width(), 1)))
+        img = QtGui.QImage(width, h, QtGui.QImage.Format.Format_RGB32)
+        img.fill(QtGui.QColor(40, 44, 52))
+        painter = QtGui.QPainter(img)
+        painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
+        self.render(painter, QtCore.QRectF(0, 0, width, h), self.viewport().rect())
+        painter.end()
+        return img
+
+
+def _polyline(paths: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Concatenate cell paths into x/y arrays with NaN breaks between agents (cell centres)."""
+    total = sum(len(p) + 1 for p in paths)
+    x = np.full(total, np.nan)
+    y = np.full(total, np.nan)
+    i = 0
+    for p in paths:
+        m = len(p)
+        x[i:i + m] = p[:, 1] + 0.5
+        y[i:i + m] = p[:, 0] + 0.5
+        i += m + 1
+    return x, y

@@ -1,0 +1,147 @@
+"""Statistics dock: actions per step (stacked areas), clause firing counts (bars), goals reached (lines).
+
+Numbers come from :mod:`core.view.stats`; ``refresh(episode, cursor)`` recomputes them vectorised (a few ms
+for thousands of steps), so the owner calls it at a low rate while the simulation plays.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtWidgets
+
+from core.codes import ACTION_NAMES
+from core.view.colouring import ACTION_COLOURS, KIND_COLOURS
+from core.view.stats import action_counts, clause_counts, clause_labels, goals_cumulative
+
+
+def _plot(title: str, bottom: str | None = "step") -> pg.PlotWidget:
+    w = pg.PlotWidget(background=None)
+    w.setMenuEnabled(False)
+    w.hideButtons()
+    pi = w.getPlotItem()
+    pi.setTitle(title, size="9pt")
+    if bottom:
+        pi.setLabel("bottom", bottom)
+    pi.showGrid(x=True, y=True, alpha=0.2)
+    w.setMinimumHeight(90)
+    return w
+
+
+def _with_key(plot: pg.PlotWidget, entries: list[tuple[str, tuple[int, int, int]]]) -> QtWidgets.QWidget:
+    """The plot with a one-line colour key under it (a legend inside the plot would hide data)."""
+    w = QtWidgets.QWidget()
+    v = QtWidgets.QVBoxLayout(w)
+    v.setContentsMargins(0, 0, 0, 0)
+    v.setSpacing(0)
+    v.addWidget(plot, 1)
+    key = QtWidgets.QLabel("&nbsp;&nbsp;".join(f"<span style='color:rgb{c}'>&#9632;</span> {n}" for n, c in entries))
+    key.setTextFormat(QtCore.Qt.TextFormat.RichText)
+    key.setAlignment(QtCore.Qt.AlignmentFlag.AlignCenter)
+    v.addWidget(key)
+    return w
+
+
+class StatsWidget(QtWidgets.QWidget):
+    stepRequested = QtCore.Signal(int)
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        lay = QtWidgets.QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        self.tabs = QtWidgets.QTabWidget(self)
+        lay.addWidget(self.tabs)
+
+        self.actions_plot = _plot("Agents per decided action")
+        pi = self.actions_plot.getPlotItem()
+        self.action_curves = []
+        for name in reversed(ACTION_NAMES):   # biggest stack first, so smaller ones paint over it
+            c = ACTION_COLOURS[name]
+            curve = pg.PlotDataItem(pen=pg.mkPen(*c, width=1), fillLevel=0, brush=pg.mkBrush(*c, 170), name=name)
+            pi.addItem(curve)
+            self.action_curves.append(curve)
+        self.actions_cursor = pg.InfiniteLine(angle=90, pen=pg.mkPen(230, 160, 0, width=2))
+        pi.addItem(self.actions_cursor)
+        self.tabs.addTab(_with_key(self.actions_plot, [(n, ACTION_COLOURS[n]) for n in ACTION_NAMES]), "Actions")
+
+        self.clause_plot = _plot("Clause firings up to the shown step", bottom="firings")
+        self.clause_bars = pg.BarGraphItem(x0=[], y=[], height=0.7, width=[], brush=pg.mkBrush(96, 140, 196))
+        self.clause_plot.getPlotItem().addItem(self.clause_bars)
+        self.clause_plot.getPlotItem().invertY(True)
+        self.clause_plot.setMouseEnabled(x=False, y=False)
+        self.tabs.addTab(self.clause_plot, "Clauses")
+
+        self.goals_plot = _plot("Goals reached (cumulative)")
+        gp = self.goals_plot.getPlotItem()
+        self.goal_ped = gp.plot(pen=pg.mkPen(*KIND_COLOURS["Pedestrian"], width=2), name="Pedestrians")
+        self.goal_car = gp.plot(pen=pg.mkPen(*KIND_COLOURS["Car"], width=2), name="Cars")
+        self.goals_cursor = pg.InfiniteLine(angle=90, pen=pg.mkPen(230, 160, 0, width=2))
+        gp.addItem(self.goals_cursor)
+        self.tabs.addTab(_with_key(self.goals_plot, [("Pedestrians", KIND_COLOURS["Pedestrian"]),
+                                                     ("Cars", KIND_COLOURS["Car"])]), "Goals")
+
+        for w in (self.actions_plot, self.goals_plot):
+            w.scene().sigMouseClicked.connect(lambda ev, w=w: self._clicked(w, ev))
+        self.summary = QtWidgets.QLabel(self)
+        self.summary.setWordWrap(True)
+        lay.addWidget(self.summary)
+        self._labels: list[str] = []
+        self._steps_drawn = -1
+        self._span = -1
+        self._cursor = 0
+
+    def _clicked(self, w: pg.PlotWidget, ev) -> None:
+        vb = w.getPlotItem().vb
+        if vb.sceneBoundingRect().contains(ev.scenePos()):
+            self.stepRequested.emit(max(0, int(round(vb.mapSceneToView(ev.scenePos()).x()))))
+
+    def clear(self) -> None:
+        for c in self.action_curves:
+            c.setData([], [])
+        self.clause_bars.setOpts(x0=[], y=[], width=[])
+        self.goal_ped.setData([], [])
+        self.goal_car.setData([], [])
+        self.summary.setText("")
+        self._steps_drawn = -1
+
+    def refresh(self, episode, cursor: int) -> None:
+        """Redraw from the episode (cheap when nothing new was recorded: only the cursor moves)."""
+        t = episode.num_steps
+        self._cursor = cursor
+        self.actions_cursor.setValue(cursor)
+        self.goals_cursor.setValue(cursor)
+        if t != self._steps_drawn:
+            self._steps_drawn = t
+            counts = action_counts(episode)
+            x = np.arange(t, dtype=float)
+            cum = np.cumsum(counts, axis=1) if t else np.zeros((0, 4))
+            for j, curve in enumerate(self.action_curves):   # reversed order: Stop, Fast, Normal, Slow
+                col = 3 - j
+                curve.setData(x, cum[:, col].astype(float) if t else [])
+            span = max(20, int(np.ceil(t / 50.0)) * 50)   # chunked growth: fewer axis re-layouts
+            if span != self._span:
+                self._span = span
+                for w in (self.actions_plot, self.goals_plot):
+                    w.getPlotItem().setXRange(0, span, padding=0.02)
+            ped, car = goals_cumulative(episode)
+            self.goal_ped.setData(x, ped.astype(float))
+            self.goal_car.setData(x, car.astype(float))
+            self._labels = clause_labels(episode)
+            self.summary.setText(self._summary(episode, counts, ped, car))
+        cc = clause_counts(episode, upto=min(cursor, t))
+        labels = list(self._labels) + [f"clause {i}" for i in range(len(self._labels), len(cc) - 1)]
+        labels = labels[: len(cc) - 1] + ["no clause (default)"]
+        y = np.arange(len(cc), dtype=float)
+        self.clause_bars.setOpts(x0=np.zeros(len(cc)), y=y, width=cc.astype(float), height=0.7)
+        self.clause_plot.getPlotItem().getAxis("left").setTicks([[(i, lab) for i, lab in enumerate(labels)]])
+        self.clause_plot.getPlotItem().setYRange(-0.6, len(cc) - 0.4, padding=0)
+        self.clause_plot.getPlotItem().setXRange(0, max(1.0, float(cc.max(initial=0))) * 1.05, padding=0)
+
+    @staticmethod
+    def _summary(episode, counts, ped, car) -> str:
+        t = episode.num_steps
+        if t == 0:
+            return "No steps recorded yet."
+        tot = counts.sum(axis=0)
+        share = ", ".join(f"{n} {100.0 * v / max(tot.sum(), 1):.0f}%" for n, v in zip(ACTION_NAMES, tot))
+        return (f"{t} steps · decisions: {share} · goals reached: "
+                f"{int(ped[-1]) if len(ped) else 0} by pedestrians, {int(car[-1]) if len(car) else 0} by cars")

@@ -1,0 +1,293 @@
+"""Timeline: a scrubbable bar over all recorded steps with event markers and breakpoints, plus a step box.
+
+Why a painted bar instead of a ``QSlider``: markers (goal reached, action changes, ...) and breakpoints are
+drawn on the track itself, several lanes of them, binned per pixel so thousands of events cost nothing.
+Dragging or clicking emits :attr:`TimelineWidget.stepRequested` at once; the owner decides what to show.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from PySide6 import QtCore, QtGui, QtWidgets
+
+
+@dataclass(frozen=True)
+class Marker:
+    step: int
+    lane: str             # marker kind name; one lane per kind
+    colour: tuple[int, int, int]
+    text: str
+
+
+def _nice_step(span: int, pixels: int, min_px: int = 70) -> int:
+    """A 1/2/5×10^k tick interval giving at least ``min_px`` pixels between labels."""
+    if span <= 0 or pixels <= 0:
+        return 1
+    raw = span * min_px / pixels
+    mag = 10 ** math.floor(math.log10(max(raw, 1)))
+    for m in (1, 2, 5, 10):
+        if m * mag >= raw:
+            return int(m * mag)
+    return int(10 * mag)
+
+
+class TimelineBar(QtWidgets.QWidget):
+    """The painted track. Value range 0..maximum (= recorded states - 1)."""
+
+    stepRequested = QtCore.Signal(int)
+    scrubbing = QtCore.Signal(bool)
+
+    MARGIN = 10
+    LANE_H = 7
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.maximum = 0
+        self.value = 0
+        self.live_end = 0                # newest state (may exceed the replay cursor)
+        self.markers: list[Marker] = []
+        self.lanes: list[tuple[str, str, tuple[int, int, int]]] = []  # (name, label, colour)
+        self.breakpoints: list[int] = []
+        self._dragging = False
+        self.setMouseTracking(True)
+        self.setMinimumHeight(46)
+        self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Fixed)
+        self.setFocusPolicy(QtCore.Qt.FocusPolicy.NoFocus)
+        self._bins: dict = {}
+        self._bins_width: object = None
+
+    def sizeHint(self) -> QtCore.QSize:
+        return QtCore.QSize(600, 16 + self.LANE_H * max(1, len(self.lanes)) + 26)
+
+    # ---- model ---------------------------------------------------------------------------------------------
+    def set_range(self, maximum: int) -> None:
+        if maximum != self.maximum:
+            self.maximum = max(0, int(maximum))
+            self._bins_width = None
+            self.update()
+
+    def set_value(self, value: int) -> None:
+        v = min(max(int(value), 0), self.maximum)
+        if v != self.value:
+            self.value = v
+            self.update()
+
+    def set_lanes(self, lanes: list[tuple[str, str, tuple[int, int, int]]]) -> None:
+        self.lanes = list(lanes)
+        self.setMinimumHeight(20 + self.LANE_H * max(1, len(self.lanes)) + 22)
+        self._bins_width = None
+        self.updateGeometry()
+        self.update()
+
+    def set_markers(self, markers: list[Marker]) -> None:
+        self.markers = list(markers)
+        self._bins_width = None
+        self.update()
+
+    def add_markers(self, markers: list[Marker]) -> None:
+        if markers:
+            self.markers.extend(markers)
+            self._bins_width = None
+            self.update()
+
+    def set_breakpoints(self, steps: list[int]) -> None:
+        self.breakpoints = sorted(set(int(s) for s in steps))
+        self.update()
+
+    # ---- geometry ------------------------------------------------------------------------------------------
+    def _track(self) -> tuple[float, float]:
+        return float(self.MARGIN), float(max(self.width() - self.MARGIN, self.MARGIN + 1))
+
+    def x_of(self, step: float) -> float:
+        x0, x1 = self._track()
+        return x0 + (x1 - x0) * (step / self.maximum if self.maximum else 0.0)
+
+    def step_at(self, x: float) -> int:
+        x0, x1 = self._track()
+        if self.maximum == 0:
+            return 0
+        t = (x - x0) / (x1 - x0)
+        return int(round(min(max(t, 0.0), 1.0) * self.maximum))
+
+    def _binned(self) -> dict[str, tuple[np.ndarray, tuple[int, int, int]]]:
+        """Per lane: the distinct pixel columns holding markers (vectorised; recomputed when the width, the
+        range or the markers change) and the lane's colour."""
+        key = (self.width(), self.maximum, len(self.markers))
+        if self._bins_width != key:
+            steps: dict[str, list[int]] = {}
+            colours: dict[str, tuple[int, int, int]] = {}
+            for m in self.markers:
+                steps.setdefault(m.lane, []).append(m.step)
+                colours.setdefault(m.lane, m.colour)
+            x0, x1 = self._track()
+            scale = (x1 - x0) / self.maximum if self.maximum else 0.0
+            self._bins = {lane: (np.unique((x0 + np.asarray(st, float) * scale).astype(np.int64)), colours[lane])
+                          for lane, st in steps.items()}
+            self._bins_width = key
+        return self._bins
+
+    # ---- painting ------------------------------------------------------------------------------------------
+    def paintEvent(self, ev: QtGui.QPaintEvent) -> None:  # noqa: N802 (Qt name)
+        p = QtGui.QPainter(self)
+        p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, False)
+        pal = self.palette()
+        x0, x1 = self._track()
+        lanes_top = 6
+        lane_names = [n for n, _, _ in self.lanes]
+        track_y = lanes_top + self.LANE_H * max(1, len(self.lanes)) + 4
+        # lane backgrounds + markers
+        bins = self._binned()
+        for li, (name, _label, colour) in enumerate(self.lanes):
+            y = lanes_top + li * self.LANE_H
+            p.fillRect(QtCore.QRectF(x0, y, x1 - x0, self.LANE_H - 1), QtGui.QColor(0, 0, 0, 18))
+            col = QtGui.QColor(*colour)
+            for x in bins.get(name, (np.zeros(0, np.int64), colour))[0]:
+                p.fillRect(QtCore.QRectF(float(x) - 1, y, 3, self.LANE_H - 1), col)
+        for lane, (xs, colour) in bins.items():   # markers of unknown lanes go on the first lane
+            if lane not in lane_names:
+                for x in xs:
+                    p.fillRect(QtCore.QRectF(float(x) - 1, lanes_top, 3, self.LANE_H - 1), QtGui.QColor(*colour))
+        # track
+        p.fillRect(QtCore.QRectF(x0, track_y, x1 - x0, 6), pal.color(QtGui.QPalette.ColorRole.Mid))
+        if self.maximum:
+            p.fillRect(QtCore.QRectF(x0, track_y, self.x_of(self.value) - x0, 6), pal.color(QtGui.QPalette.ColorRole.Highlight))
+        # ticks
+        p.setPen(pal.color(QtGui.QPalette.ColorRole.WindowText))
+        f = p.font()
+        f.setPointSizeF(max(7.0, f.pointSizeF() - 1.5))
+        p.setFont(f)
+        step = _nice_step(self.maximum, int(x1 - x0))
+        fm = QtGui.QFontMetrics(f)
+        for s in range(0, self.maximum + 1, step):
+            x = self.x_of(s)
+            p.drawLine(QtCore.QPointF(x, track_y + 7), QtCore.QPointF(x, track_y + 11))
+            label = str(s)
+            w = fm.horizontalAdvance(label)
+            p.drawText(QtCore.QPointF(min(max(x - w / 2, 0), self.width() - w), track_y + 11 + fm.ascent()), label)
+        # breakpoints
+        p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, True)
+        p.setPen(QtGui.QPen(QtGui.QColor(120, 0, 0), 1))
+        p.setBrush(QtGui.QColor(220, 30, 40))
+        for s in self.breakpoints:
+            if 0 <= s <= max(self.maximum, s):
+                x = self.x_of(min(s, self.maximum)) if self.maximum else x0
+                p.drawEllipse(QtCore.QPointF(x, track_y + 3), 4.5, 4.5)
+        # cursor
+        x = self.x_of(self.value)
+        p.setPen(QtGui.QPen(QtGui.QColor(20, 20, 20), 1))
+        p.setBrush(QtGui.QColor(255, 235, 59))
+        p.drawLine(QtCore.QPointF(x, lanes_top - 4), QtCore.QPointF(x, track_y))
+        p.drawPolygon(QtGui.QPolygonF([QtCore.QPointF(x - 6, track_y - 3), QtCore.QPointF(x + 6, track_y - 3),
+                                       QtCore.QPointF(x + 6, track_y + 9), QtCore.QPointF(x, track_y + 13),
+                                       QtCore.QPointF(x - 6, track_y + 9)]))
+        p.end()
+
+    # ---- mouse ---------------------------------------------------------------------------------------------
+    def mousePressEvent(self, ev: QtGui.QMouseEvent) -> None:  # noqa: N802
+        if ev.button() == QtCore.Qt.MouseButton.LeftButton:
+            self._dragging = True
+            self.scrubbing.emit(True)
+            self.stepRequested.emit(self.step_at(ev.position().x()))
+
+    def mouseMoveEvent(self, ev: QtGui.QMouseEvent) -> None:  # noqa: N802
+        if self._dragging:
+            self.stepRequested.emit(self.step_at(ev.position().x()))
+        else:
+            self.setToolTip(self._tooltip_at(ev.position().x(), ev.position().y()))
+
+    def mouseReleaseEvent(self, ev: QtGui.QMouseEvent) -> None:  # noqa: N802
+        if self._dragging:
+            self._dragging = False
+            self.scrubbing.emit(False)
+
+    def _tooltip_at(self, x: float, y: float) -> str:
+        """Texts of the markers under the mouse (±3 px), or the step number."""
+        s = self.step_at(x)
+        near = [m for m in self.markers if abs(self.x_of(m.step) - x) <= 3]
+        lane_i = int((y - 6) // self.LANE_H)
+        if 0 <= lane_i < len(self.lanes):
+            in_lane = [m for m in near if m.lane == self.lanes[lane_i][0]]
+            near = in_lane or near
+        if near:
+            lines = [f"step {m.step}: {m.text}" for m in near[:8]]
+            if len(near) > 8:
+                lines.append(f"… and {len(near) - 8} more")
+            return "\n".join(lines)
+        return f"step {s}"
+
+
+class TimelineWidget(QtWidgets.QWidget):
+    """Bar + step spin box + "of T" label + marker legend."""
+
+    stepRequested = QtCore.Signal(int)
+    scrubbing = QtCore.Signal(bool)
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.bar = TimelineBar(self)
+        self.spin = QtWidgets.QSpinBox(self)
+        self.spin.setRange(0, 0)
+        self.spin.setKeyboardTracking(False)
+        self.spin.setToolTip("Type a step and press Enter to show it")
+        self.spin.setAccelerated(True)
+        self.spin.setMinimumWidth(80)
+        self.spin.setMaximumWidth(110)
+        self.total = QtWidgets.QLabel("of 0", self)
+        self.total.setMinimumWidth(70)
+        self.legend = QtWidgets.QLabel(self)
+        self.legend.setTextFormat(QtCore.Qt.TextFormat.RichText)
+        lay = QtWidgets.QGridLayout(self)
+        lay.setContentsMargins(6, 2, 6, 2)
+        lay.setHorizontalSpacing(8)
+        lay.setVerticalSpacing(0)
+        lay.addWidget(self.bar, 0, 0)
+        step_lbl = QtWidgets.QLabel("Step", self)
+        row = QtWidgets.QHBoxLayout()
+        row.addWidget(step_lbl)
+        row.addWidget(self.spin)
+        row.addWidget(self.total)
+        lay.addLayout(row, 0, 1, QtCore.Qt.AlignmentFlag.AlignTop)
+        lay.addWidget(self.legend, 1, 0, 1, 2)
+        lay.setColumnStretch(0, 1)
+        self.bar.stepRequested.connect(self.stepRequested)
+        self.bar.scrubbing.connect(self.scrubbing)
+        self.spin.valueChanged.connect(self._spin_changed)
+        self._setting = False
+
+    def _spin_changed(self, v: int) -> None:
+        if not self._setting:
+            self.stepRequested.emit(int(v))
+
+    def set_range(self, maximum: int) -> None:
+        self.bar.set_range(maximum)
+        self._setting = True
+        self.spin.setMaximum(max(0, maximum))
+        self._setting = False
+        self.total.setText(f"of {maximum}")
+
+    def set_value(self, value: int) -> None:
+        self.bar.set_value(value)
+        if self.spin.value() != value:
+            self._setting = True
+            self.spin.setValue(value)
+            self._setting = False
+
+    @property
+    def value(self) -> int:
+        return self.bar.value
+
+    def set_lanes(self, lanes: list[tuple[str, str, tuple[int, int, int]]]) -> None:
+        self.bar.set_lanes(lanes)
+        self.legend.setText("  ".join(
+            f"<span style='color:rgb{c}'>&#9632;</span> {label}" for _n, label, c in lanes))
+
+    def set_markers(self, markers: list[Marker]) -> None:
+        self.bar.set_markers(markers)
+
+    def add_markers(self, markers: list[Marker]) -> None:
+        self.bar.add_markers(markers)
+
+    def set_breakpoints(self, steps: list[int]) -> None:
+        self.bar.set_breakpoints(steps)
