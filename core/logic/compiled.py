@@ -373,13 +373,14 @@ class CompiledEngine:
             body = base[rows]
             if idxa is not None:
                 body = body & acts[idxa].all(axis=1)
-            h = body.any(axis=0)
-            first = body.argmax(axis=0)
+            h = body.any(axis=0) if len(rows) > 1 else body[0]
             holds[:, a] = h
             acts[a] = h
             acts[4 + a] = ~h
-            clause[:, a] = np.where(h, ids[first], -1)
-            wsel[:, a] = wit[rows[first], arange]
+            if h.any():  # which clause fired and its binding (skipped when the head holds nowhere)
+                first = body.argmax(axis=0)
+                clause[:, a] = np.where(h, ids[first], -1)
+                wsel[:, a] = wit[rows[first], arange]
         vsel = np.full((e, max(v, 1)), -1, dtype=np.int64)
         if self.constraints is not None:
             rows, idxa, ids = self.constraints

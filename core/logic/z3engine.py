@@ -214,6 +214,7 @@ class Z3Engine:
         self._local = threading.local()
         self._contexts: list[z3.Context] = []
         self._contexts_lock = threading.Lock()
+        self._generation = 0  # bumped by interrupt(); a decide() running across a bump stops
         self.v = program.max_vars
 
     def _template(self, k: int) -> _Template:
@@ -233,16 +234,18 @@ class Z3Engine:
         """Cancel running checks in every thread using this engine (call from any thread, e.g. the GUI's
         Cancel button); the interrupted ``decide`` raises :class:`Z3Interrupted`."""
         with self._contexts_lock:
+            self._generation += 1
             for ctx in self._contexts:
                 ctx.interrupt()
 
     def decide(self, interp: Interpretation) -> Decisions:
+        """Decide every ego row. Raises :class:`Z3Interrupted` if :meth:`interrupt` is called meanwhile."""
         try:
-            return self._decide(interp)
+            return self._decide(interp, self._generation)
         except z3.Z3Exception as exc:  # "canceled" when interrupted during a model evaluation
             raise Z3Interrupted(f"z3 stopped: {exc}") from None
 
-    def _decide(self, interp: Interpretation) -> Decisions:
+    def _decide(self, interp: Interpretation, generation: int) -> Decisions:
         e = interp.valid.shape[0]
         v = self.v
         holds = np.zeros((e, 4), dtype=bool)
@@ -262,6 +265,8 @@ class Z3Engine:
             vals = np.concatenate([t.values(interp, rows), np.ones((len(rows), 1), dtype=bool)], axis=1)
             lits = np.ascontiguousarray(np.where(vals, t.pos_addr, t.neg_addr))  # row r: atoms, then the guard
             for r, row in enumerate(rows):
+                if self._generation != generation:
+                    raise Z3Interrupted("interrupted")
                 arr = (z3.Ast * (n + 1)).from_buffer(lits[r])
                 res = z3.Z3_solver_check_assumptions(cref, sref, n + 1, arr)
                 if res == _SAT:
@@ -277,6 +282,8 @@ class Z3Engine:
                             self._store(interp, row, bd, vwit[row])
                 else:
                     raise Z3Interrupted(f"z3 gave no answer for ego row {row} ({t.solver.reason_unknown()})")
+        if self._generation != generation:  # an interrupt may have cut a check short ("unknown" → here)
+            raise Z3Interrupted("interrupted")
         return Decisions(self.program, interp.names, egos, holds, clause, witness, unsat, violated, vwit)
 
     def _read_model(self, t: _Template, interp: Interpretation, row: int, holds: np.ndarray,
