@@ -267,3 +267,26 @@ def test_local_tables_match_global_truth():
 def test_distance_formula_is_euclidean():
     g = ground([(CAR, (30, 10), N, 1, []), (PED, (30 + 12, 10 + 16), N, 0, [])])
     assert math.hypot(12, 16) == 20 and g.truth("IsClose", 0, 1)
+
+
+def test_large_scene_bucketed_paths_match_dense(monkeypatch):
+    """FOV membership and coin candidates use a bucket grid for many agents; results must equal the dense path."""
+    import core.logic.grounding as gmod
+    import core.logic.spatial as smod
+    rng = np.random.default_rng(9)
+    n = 400
+    agents = [(Kind(int(rng.integers(0, 2))), tuple(rng.integers(0, 120, 2)), Heading(int(rng.integers(-1, 4))),
+               int(rng.integers(0, 6)), []) for _ in range(n)]
+    city = blank_city(120, 120)
+
+    def run(limit):
+        monkeypatch.setattr(smod, "DENSE_LIMIT", limit)
+        monkeypatch.setattr(gmod, "DENSE_LIMIT", limit)
+        return ground(agents, city=city, seed=3)
+
+    dense, bucket = run(10**9), run(0)
+    assert np.array_equal(dense.ent, bucket.ent)
+    assert dense.k > 10
+    for p in ("CollidingClose", "NextTo", "LeftOf", "HigherPri"):
+        assert np.array_equal(dense.binary_local(p), bucket.binary_local(p)), p
+    assert dense.binary_local("CollidingClose").any()

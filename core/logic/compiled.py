@@ -396,10 +396,16 @@ class CompiledEngine:
                 clause[unsat] = -1
         # local witness → global agent index, only where the clause fired
         ent = interp.ent
-        wsel = np.where(holds[:, :, None], wsel, -1)[:, :, :v]
-        witness = np.where(wsel >= 0, ent[arange[:, None, None], np.maximum(wsel, 0)], -1).astype(np.int32)
-        vsel = vsel[:, :v]
-        vwit = np.where(vsel >= 0, ent[arange[:, None], np.maximum(vsel, 0)], -1).astype(np.int32)
+        if holds.any() and v:
+            wsel = np.where(holds[:, :, None], wsel, -1)[:, :, :v]
+            witness = np.where(wsel >= 0, ent[arange[:, None, None], np.maximum(wsel, 0)], -1).astype(np.int32)
+        else:
+            witness = np.full((e, 4, v), -1, dtype=np.int32)
+        if unsat.any() and v:
+            vsel = vsel[:, :v]
+            vwit = np.where(vsel >= 0, ent[arange[:, None], np.maximum(vsel, 0)], -1).astype(np.int32)
+        else:
+            vwit = np.full((e, v), -1, dtype=np.int32)
         return Decisions(self.program, interp.names, egos, holds, clause, witness, unsat, violated, vwit)
 
 
