@@ -151,7 +151,7 @@ class _FlatGroup:
         self.no_act = bool((self.idxa == _A_TRUE).all())
         self.var_rows = np.asarray(self.has_var, dtype=bool)
 
-    def eval(self, t0: np.ndarray, t1: np.ndarray, acts: np.ndarray, valid: np.ndarray
+    def evaluate(self, t0: np.ndarray, t1: np.ndarray, acts: np.ndarray, valid: np.ndarray
              ) -> tuple[np.ndarray, np.ndarray]:
         """bodies bool [C, E] and witness local index [C, E] (-1 when the clause has no variable)."""
         c = len(self.rows)
@@ -188,7 +188,7 @@ class _WideClause:
                         for i in range(self.m)]
         self.pairs = [(lt.pred, lt.axes, lt.positive) for lt in self.lits if lt.kind == "pair"]
 
-    def eval(self, interp: Interpretation, t0: np.ndarray, t1: np.ndarray, acts: np.ndarray | None, s0: int,
+    def evaluate(self, interp: Interpretation, t0: np.ndarray, t1: np.ndarray, acts: np.ndarray | None, s0: int,
              s1: int) -> tuple[np.ndarray, np.ndarray]:
         """body [E] and local witness [E, m]; action literals are included only when ``acts`` is given."""
         e, k = interp.valid.shape
@@ -254,13 +254,13 @@ class _ClauseSet:
         for wc in self.wide:
             wc.finalize(s0, s1)
 
-    def eval(self, interp: Interpretation, t0: np.ndarray, t1: np.ndarray, acts: np.ndarray, v: int
+    def evaluate(self, interp: Interpretation, t0: np.ndarray, t1: np.ndarray, acts: np.ndarray, v: int
              ) -> tuple[np.ndarray, np.ndarray]:
         """bodies [C, E] and local witnesses [C, E, v] (-1 padded)."""
         e = interp.valid.shape[0]
         c = len(self.clauses)
         if self.flat is not None and not self.wide:
-            body, w = self.flat.eval(t0, t1, acts, interp.valid)
+            body, w = self.flat.evaluate(t0, t1, acts, interp.valid)
             wit = np.full((c, e, v), -1, dtype=np.int64)
             if v:
                 wit[:, :, 0] = w
@@ -268,11 +268,11 @@ class _ClauseSet:
         body = np.zeros((c, e), dtype=bool)
         wit = np.full((c, e, max(v, 1)), -1, dtype=np.int64)
         if self.flat is not None:
-            b, w = self.flat.eval(t0, t1, acts, interp.valid)
+            b, w = self.flat.evaluate(t0, t1, acts, interp.valid)
             body[self.flat.rows] = b
             wit[self.flat.rows, :, 0] = w
         for wc in self.wide:
-            b, w = wc.eval(interp, t0, t1, acts, self.s0, self.s1)
+            b, w = wc.evaluate(interp, t0, t1, acts, self.s0, self.s1)
             body[wc.row] = b
             wit[wc.row, :, : wc.m] = w
         return body, wit[:, :, :v]
@@ -333,7 +333,7 @@ class CompiledEngine:
         v = max(self.v, 1)
         t0, t1 = self.slots.tables(interp)
         if self.flat is not None and not self.wide:
-            body, w = self.flat.eval(t0, t1, np.ones((9, e), dtype=bool), interp.valid)
+            body, w = self.flat.evaluate(t0, t1, np.ones((9, e), dtype=bool), interp.valid)
             wit = np.empty((c, e, v), dtype=np.int64)
             wit[:, :, 0] = w
             if v > 1:
@@ -342,11 +342,11 @@ class CompiledEngine:
         body = np.zeros((c, e), dtype=bool)
         wit = np.full((c, e, v), -1, dtype=np.int64)
         if self.flat is not None:
-            b, w = self.flat.eval(t0, t1, np.ones((9, e), dtype=bool), interp.valid)
+            b, w = self.flat.evaluate(t0, t1, np.ones((9, e), dtype=bool), interp.valid)
             body[self.flat.rows] = b
             wit[self.flat.rows, :, 0] = w
         for wc in self.wide:
-            b, w = wc.eval(interp, t0, t1, None, self.s0, self.s1)
+            b, w = wc.evaluate(interp, t0, t1, None, self.s0, self.s1)
             body[wc.row] = b
             wit[wc.row, :, : wc.m] = w
         return body, wit
@@ -436,7 +436,7 @@ class TaskChecker:
         acts[:4] = onehot
         acts[4:8] = ~onehot
         acts[8] = True
-        body, wit = self.set.eval(interp, t0, t1, acts, self.v)
+        body, wit = self.set.evaluate(interp, t0, t1, acts, self.v)
         gw = np.stack([_to_global(interp.ent, wit[i]) for i in range(c)]) if self.v else \
             np.full((c, e, 0), -1, dtype=np.int32)
         return body, gw
