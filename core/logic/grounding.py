@@ -503,17 +503,34 @@ class Grounding(Interpretation):
     def observation(self, ego: int, n_entities: int = 5) -> np.ndarray:
         """The SPF observation (§7.2): float32, predicates in ontology order, each a contiguous block —
         unary ``[P(e0..e{n-1})]``, binary row-major ``[P(ei, ej)]``; missing entities are placeholders (0)."""
-        ents = self.entities(ego)[:n_entities]
-        idx = np.full(n_entities, -1, dtype=np.int64)
-        idx[: len(ents)] = ents
-        parts = []
+        # The SPF env builds this every step, so it reads the per-view tables the engine already computed
+        # (binary predicates are pure functions of the pair, so ego's [k, k] slice of its view is exactly the
+        # block wanted) and computes only the missing ones, on one shared pair geometry.
+        n = int(n_entities)
+        k = min(n, int(self.valid[ego].sum()))
+        out = np.zeros(sum(n ** p.arity for p in self.ontology.grounded), dtype=np.float32)
+        u_local = self._unary_local
+        geom = None
+        off = 0
         for p in self.ontology.grounded:
             if p.arity == 1:
-                u = self.unary(p.name)
-                parts.append(np.where(idx >= 0, u[idx], False))
+                if u_local is not None:
+                    out[off: off + k] = u_local[p.name][ego, :k]
+                else:
+                    out[off: off + k] = self.unary(p.name)[self.ent[ego, :k]]
+                off += n
+                continue
+            b = self._binary_local.get(p.name)
+            blk = out[off: off + n * n].reshape(n, n)
+            if b is not None:
+                blk[:k, :k] = b[ego, :k, :k]
             else:
-                parts.append(self.pair(p.name, idx[:, None], idx[None, :]).reshape(-1))
-        return np.concatenate(parts).astype(np.float32) if parts else np.zeros(0, np.float32)
+                if geom is None:
+                    idx = self.ent[ego, :k].astype(np.int64)
+                    geom = _PairGeom.of(self._pos, np.repeat(idx, k), np.tile(idx, k))
+                blk[:k, :k] = self._compute_binary(p, geom).reshape(k, k)
+            off += n * n
+        return out
 
     def entity_names(self, ego: int, n_entities: int | None = None) -> list[str]:
         """Names of ego's entities (padded with ``PH`` to ``n_entities`` when given)."""

@@ -101,6 +101,11 @@ class Ontology:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_by_name", {p.name: p for p in self.predicates})
+        # the views below are read in every grounding step: compute them once (the ontology is immutable)
+        grounded = tuple(p for p in self.predicates if not p.is_action)
+        object.__setattr__(self, "_grounded", grounded)
+        object.__setattr__(self, "_unary", tuple(p for p in grounded if p.arity == 1))
+        object.__setattr__(self, "_binary", tuple(p for p in grounded if p.arity == 2))
 
     # -- lookup -------------------------------------------------------------------------------------------
     def __contains__(self, name: object) -> bool:
@@ -119,15 +124,15 @@ class Ontology:
     @property
     def grounded(self) -> tuple[Predicate, ...]:
         """Non-action predicates in file order (the observation layout)."""
-        return tuple(p for p in self.predicates if not p.is_action)
+        return self._grounded  # type: ignore[attr-defined]
 
     @property
     def unary(self) -> tuple[Predicate, ...]:
-        return tuple(p for p in self.grounded if p.arity == 1)
+        return self._unary  # type: ignore[attr-defined]
 
     @property
     def binary(self) -> tuple[Predicate, ...]:
-        return tuple(p for p in self.grounded if p.arity == 2)
+        return self._binary  # type: ignore[attr-defined]
 
     @property
     def actions(self) -> tuple[Predicate, ...]:

@@ -98,6 +98,10 @@ class StartGoalSampler:
             car = car & permitted
         self._initial = {Kind.PEDESTRIAN: ped & region_mask, Kind.CAR: car & region_mask}
         self._cells = {k: np.argwhere(m).astype(np.int32) for k, m in self._initial.items()}
+        # goal picks filter these row-major cell lists instead of scanning whole-map masks (same cells, same order)
+        self._goal_cells = {(k, resample): np.argwhere(m).astype(np.int64)
+                            for resample, masks in ((False, self._initial), (True, self._desired))
+                            for k, m in masks.items()}
         for m in list(self._desired.values()) + list(self._initial.values()):
             m.setflags(write=False)
         blocks = city.block
@@ -168,7 +172,12 @@ class StartGoalSampler:
 
     def _sample_goal(self, kind: Kind, start, rng: np.random.Generator, resample: bool) -> Cell:
         kind = Kind(kind)
-        cells = np.argwhere(self.goal_candidates(kind, start, resample=resample))
+        # = np.argwhere(self.goal_candidates(kind, start, resample=resample)), without the whole-map scan
+        base_cells = self._goal_cells[(kind, resample)]
+        keep = ~self.excluded(kind, start)[base_cells[:, 0], base_cells[:, 1]]
+        if kind is Kind.CAR and not resample:
+            keep &= (base_cells[:, 0] != int(start[0])) | (base_cells[:, 1] != int(start[1]))
+        cells = base_cells[keep]
         if not len(cells):
             # Deliberate fallback (the reference would fail): any candidate except the start itself.
             base = (self._desired[kind] if resample else self._initial[kind]).copy()

@@ -109,17 +109,22 @@ def _inside(mask: np.ndarray, r: int, c: int) -> bool:
 def choose_move(kind: Kind, holds: np.ndarray, pos: np.ndarray, traj: np.ndarray, index: int,
                 lane_node_mask: np.ndarray | None, rng: np.random.Generator) -> Move:
     """Combine the rule decision with the path (§4.5) and draw the concrete move from ``rng`` when needed."""
-    stop = CAR_STOP if kind == Kind.CAR else PED_STOP
     local = local_moves(kind, holds)
     glob = global_moves(kind, pos, traj, index, lane_node_mask)
-    global_set = sorted(glob) if glob else [stop]
+    return move_from(kind, local, glob, index, rng)
+
+
+def move_from(kind: Kind, local: list[int] | tuple[int, ...], glob: dict[int, int], index: int,
+              rng: np.random.Generator) -> Move:
+    """The §4.5 decision given the local move list and the global moves ``{move: new path index}``."""
+    stop = CAR_STOP if kind == Kind.CAR else PED_STOP
     if len(local) == 1:
         choice = local[0]
-    elif len(global_set) == 1:
-        choice = global_set[0]
+    elif len(glob) <= 1:
+        choice = next(iter(glob)) if glob else stop
     else:
         both = [m for m in local if m in glob]
-        pool = both or global_set
+        pool = both or sorted(glob)
         choice = pool[int(rng.integers(len(pool)))] if len(pool) > 1 else pool[0]
     if choice == stop or choice not in glob:
         return Move(-1, 0, index, Action.STOP)
@@ -127,3 +132,49 @@ def choose_move(kind: Kind, holds: np.ndarray, pos: np.ndarray, traj: np.ndarray
         cells, heading = choice // 4 + 1, choice % 4
         return Move(heading, cells, glob[choice], _SPEED_ACTION[cells])
     return Move(choice, 1, glob[choice], Action.NORMAL)
+
+
+_STEPS = ((0, -1), (0, 1), (-1, 0), (1, 0))  # HEADING_VECTORS as Python ints
+
+
+def global_moves_cells(is_car: bool, cells: list[list[int]], index: int,
+                       lane_nodes: set[tuple[int, int]] | None) -> dict[int, int]:
+    """:func:`global_moves` for an agent standing on ``cells[index]``, on plain Python lists (why: the
+    simulator calls this for every agent every step; numpy scalar arithmetic made it the hot spot).
+
+    ``cells`` is the path as a list of ``[row, col]``; ``lane_nodes`` the set of lane start/end cells (the
+    true cells of the lane node mask). Returns exactly what :func:`global_moves` returns for the same path."""
+    n = len(cells)
+    nxt = index + 1 if index + 1 < n else 0
+    pr, pc = cells[index]
+    qr, qc = cells[nxt]
+    dr, dc = qr - pr, qc - pc
+    out: dict[int, int] = {}
+    top = 3 if is_car else 1
+    for heading in range(4):
+        vr, vc = _STEPS[heading]
+        if dr * vr + dc * vc <= 0:
+            continue
+        for speed in range(1, top + 1):
+            tr, tc = pr + vr * speed, pc + vc * speed
+            if is_car and speed > 1 and lane_nodes is not None:
+                if any((pr + vr * s, pc + vc * s) in lane_nodes for s in range(1, speed)):
+                    continue
+            for j in range(nxt, min(nxt + speed, n)):
+                cj = cells[j]
+                if cj[0] == tr and cj[1] == tc:
+                    out[(speed - 1) * 4 + heading if is_car else heading] = j
+                    break
+    return out
+
+
+def _holds_of(code: int) -> np.ndarray:
+    return np.array([(code >> a) & 1 for a in range(4)], dtype=bool)
+
+
+#: ``LOCAL_TABLE[kind][code]`` / ``DECIDED_TABLE[kind][code]``: :func:`local_moves` / :func:`decided_action` for
+#: the holds vector whose bit ``a`` is ``holds[a]`` (code = Σ holds[a]·2^a), precomputed for the step loop.
+LOCAL_TABLE: dict[Kind, tuple[tuple[int, ...], ...]] = {
+    k: tuple(tuple(local_moves(k, _holds_of(c))) for c in range(16)) for k in Kind}
+DECIDED_TABLE: dict[Kind, tuple[Action, ...]] = {
+    k: tuple(decided_action(k, _holds_of(c)) for c in range(16)) for k in Kind}

@@ -18,13 +18,15 @@ from ..errors import ConfigError
 from ..world import AgentTable, WorldSnapshot
 from .config import SimConfig
 from .episode import EpisodeBuffer
-from .movement import choose_move, decided_action
+from .movement import DECIDED_TABLE, LOCAL_TABLE, global_moves_cells, move_from
 from .replay import config_texts
 
 #: Steps an agent waits on its goal before starting a new trip (reference REACH_GOAL_WAITING, §2.5).
 GOAL_WAIT_STEPS = 1
 #: How many times goal sampling is retried when a route cannot be planned (a generated city corner case).
 MAX_PLAN_TRIES = 20
+#: holds [N, 4] @ _HOLD_BITS = the code indexing movement.LOCAL_TABLE / DECIDED_TABLE
+_HOLD_BITS = np.array([1, 2, 4, 8], dtype=np.int64)
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,11 @@ class Simulation:
         self.headings = np.full(n, -1, np.int8)
         self.goals = np.zeros((n, 2), np.int32)
         self.paths: list[np.ndarray] = [np.zeros((0, 2), np.int32)] * n
+        # per agent: (path array, the path as Python lists, global moves by path index) — moves are computed once
+        # per path index (stopped agents ask again every step); keyed by the path object so that anything that
+        # replaces ``paths[i]`` (set_trip, checkpoint.restore) invalidates it
+        self._move_cache: list[tuple[np.ndarray | None, list, dict[int, dict[int, int]]]] = [(None, [], {})] * n
+        self._lane_nodes = {(int(r), int(c)) for r, c in np.argwhere(self.lane_node_mask)}
         self.path_index = np.zeros(n, np.int32)
         self.plan_id = np.zeros(n, np.int32)
         self.reach_goal = np.zeros(n, bool)
@@ -85,11 +92,44 @@ class Simulation:
         self.buffer: EpisodeBuffer | None = None
         if record:
             self.buffer = EpisodeBuffer(self.agents, self._meta(), witness_vars=self._witness_vars())
-        for i in range(n):
+        self._populate()
+
+    def _populate(self) -> None:
+        for i in range(len(self.agents)):
             start = self.sampler.sample_start(self.kinds[i], self.rng)
             self._new_trip(i, start, first=True)
         if self.buffer is not None:
             self._record_state()
+
+    def restart(self, rng: np.random.Generator | None = None, agents: AgentTable | None = None) -> None:
+        """Start a fresh world: every agent gets a new start and trip, step 0, empty episode buffer.
+
+        ``rng`` replaces the generator (an env passes its own ``np_random`` so that all randomness flows from
+        it); ``agents`` replaces the agent table (default: the config's). Equivalent to building a new
+        Simulation, without re-deriving planners and engines.
+        """
+        if rng is not None:
+            self.rng = rng
+        self.agents = agents if agents is not None else self.config.agents.table()
+        self.step_index = 0
+        self.headings[:] = -1
+        self.reach_goal[:] = False
+        self.wait[:] = 0
+        self.goals_reached[:] = 0
+        self.step_seconds.clear()
+        if self.buffer is not None:
+            self.buffer = EpisodeBuffer(self.agents, self._meta(), witness_vars=self._witness_vars())
+        self._populate()
+
+    def reset_agent(self, i: int, start=None, goal=None) -> None:
+        """Give agent ``i`` a new trip now: ``start`` (default: sampled like an initial start) and ``goal``
+        (default: sampled for that start, §2.2). Other agents are untouched (SPF resets only the ego)."""
+        if start is None:
+            start = self.sampler.sample_start(self.kinds[i], self.rng)
+        if goal is None:
+            self._new_trip(i, np.asarray(start), first=True)
+        else:
+            self.set_trip(i, start, goal, self._plan(i, np.asarray(start), np.asarray(goal)))
 
     # ---- set-up helpers ---------------------------------------------------------------------------------
     def _lane_node_mask(self) -> np.ndarray:
@@ -146,6 +186,18 @@ class Simulation:
         if self.buffer is not None:
             self.plan_id[i] = self.buffer.add_plan(i, self.paths[i])
 
+    def _global_moves(self, i: int) -> dict[int, int]:
+        """Moves that follow agent ``i``'s path from where it stands (movement.global_moves), memoised."""
+        k = int(self.path_index[i])
+        path = self.paths[i]
+        entry = self._move_cache[i]
+        if entry[0] is not path:
+            entry = self._move_cache[i] = (path, path.tolist(), {})
+        glob = entry[2].get(k)
+        if glob is None:
+            glob = entry[2][k] = global_moves_cells(self.kinds[i] == Kind.CAR, entry[1], k, self._lane_nodes)
+        return glob
+
     def set_agents(self, agents: AgentTable) -> None:
         """Replace the agent table (same names/kinds; e.g. SPF resets the ego's priority and concepts)."""
         if agents.names != self.agents.names:
@@ -187,34 +239,40 @@ class Simulation:
                 holds[i] = False
                 holds[i, int(act)] = True
         n = len(self.agents)
-        decided = np.empty(n, np.int8)
-        realised = np.full(n, int(Action.STOP), np.int8)
+        codes = (holds @ _HOLD_BITS).tolist()
+        decided_l = [0] * n
+        realised_l = [int(Action.STOP)] * n
         reached = np.zeros(n, bool)
         rng = self.rng
+        pos_l = self.positions.tolist()
+        goal_l = self.goals.tolist()
+        reach_goal = self.reach_goal
         for i in range(n):
             kind = self.kinds[i]
-            decided[i] = decided_action(kind, holds[i])
-            pos = self.positions[i]
+            code = codes[i]
+            decided_l[i] = int(DECIDED_TABLE[kind][code])
+            pr, pc = pos_l[i]
             # goal logic (§2.5): flag on arrival, wait, then start a new trip and move this same step
-            if not self.reach_goal[i] and pos[0] == self.goals[i, 0] and pos[1] == self.goals[i, 1]:
-                self.reach_goal[i] = True
+            if not reach_goal[i] and pr == goal_l[i][0] and pc == goal_l[i][1]:
+                reach_goal[i] = True
                 self.wait[i] += GOAL_WAIT_STEPS
                 reached[i] = True
                 self.goals_reached[i] += 1
                 continue
-            if self.reach_goal[i]:
+            if reach_goal[i]:
                 if self.wait[i] > 0:
                     self.wait[i] -= 1
                     continue
                 self._new_trip(i, self.goals[i].copy())
-            move = choose_move(kind, holds[i], self.positions[i], self.paths[i], int(self.path_index[i]),
-                               self.lane_node_mask, rng)
+            move = move_from(kind, LOCAL_TABLE[kind][code], self._global_moves(i), int(self.path_index[i]), rng)
             if move.is_stop:
                 continue
             self.positions[i] = self.paths[i][move.path_index]
             self.path_index[i] = move.path_index
             self.headings[i] = move.heading
-            realised[i] = int(move.realised)
+            realised_l[i] = int(move.realised)
+        decided = np.array(decided_l, np.int8)
+        realised = np.array(realised_l, np.int8)
         self.step_index += 1
         if self.buffer is not None:
             fired, witness = explanation_arrays(decisions, decided, overrides, self._witness_vars())
