@@ -134,37 +134,41 @@ def move_from(kind: Kind, local: list[int] | tuple[int, ...], glob: dict[int, in
     return Move(choice, 1, glob[choice], Action.NORMAL)
 
 
-_STEPS = ((0, -1), (0, 1), (-1, 0), (1, 0))  # HEADING_VECTORS as Python ints
+def path_move_table(is_car: bool, traj: np.ndarray, lane_node_mask: np.ndarray | None) -> np.ndarray:
+    """:func:`global_moves` for every index of a path at once: int32 ``[L, 12]`` for cars (move index
+    ``(speed-1)*4 + heading``) or ``[L, 4]`` for pedestrians; entry = the new path index, -1 = not a global move.
 
-
-def global_moves_cells(is_car: bool, cells: list[list[int]], index: int,
-                       lane_nodes: set[tuple[int, int]] | None) -> dict[int, int]:
-    """:func:`global_moves` for an agent standing on ``cells[index]``, on plain Python lists (why: the
-    simulator calls this for every agent every step; numpy scalar arithmetic made it the hot spot).
-
-    ``cells`` is the path as a list of ``[row, col]``; ``lane_nodes`` the set of lane start/end cells (the
-    true cells of the lane node mask). Returns exactly what :func:`global_moves` returns for the same path."""
-    n = len(cells)
-    nxt = index + 1 if index + 1 < n else 0
-    pr, pc = cells[index]
-    qr, qc = cells[nxt]
-    dr, dc = qr - pr, qc - pc
-    out: dict[int, int] = {}
+    Why: the simulator asks for the global moves of every agent every step; computing the whole path's table
+    with a few array operations when a trip starts is cheaper than the per-step Python search."""
+    t = np.asarray(traj, dtype=np.int64)
+    n = len(t)
+    nxt = np.arange(1, n + 1)
+    nxt[-1] = 0
+    d = t[nxt] - t
+    vec = HEADING_VECTORS.astype(np.int64)                    # [4, 2]
+    ok_dir = (d @ vec.T) > 0                                  # [L, 4]
     top = 3 if is_car else 1
-    for heading in range(4):
-        vr, vc = _STEPS[heading]
-        if dr * vr + dc * vc <= 0:
-            continue
-        for speed in range(1, top + 1):
-            tr, tc = pr + vr * speed, pc + vc * speed
-            if is_car and speed > 1 and lane_nodes is not None:
-                if any((pr + vr * s, pc + vc * s) in lane_nodes for s in range(1, speed)):
-                    continue
-            for j in range(nxt, min(nxt + speed, n)):
-                cj = cells[j]
-                if cj[0] == tr and cj[1] == tc:
-                    out[(speed - 1) * 4 + heading if is_car else heading] = j
-                    break
+    out = np.full((n, 4 * top), -1, dtype=np.int32)
+    h, w = (lane_node_mask.shape if lane_node_mask is not None else (0, 0))
+    for speed in range(1, top + 1):
+        target = t[:, None, :] + vec[None] * speed             # [L, 4, 2]
+        ok = ok_dir.copy()
+        if is_car and speed > 1 and lane_node_mask is not None:
+            for k in range(1, speed):
+                cell = t[:, None, :] + vec[None] * k
+                r, c = cell[..., 0], cell[..., 1]
+                inside = (r >= 0) & (r < h) & (c >= 0) & (c < w)
+                hit = np.zeros(ok.shape, dtype=bool)
+                hit[inside] = lane_node_mask[r[inside], c[inside]]
+                ok &= ~hit
+        found = np.full((n, 4), -1, dtype=np.int64)
+        for k in range(speed - 1, -1, -1):                     # the first matching j wins
+            j = nxt + k
+            valid = j < n
+            cells = t[np.minimum(j, n - 1)]
+            eq = (cells[:, None, :] == target).all(axis=2) & valid[:, None]
+            found = np.where(eq, j[:, None], found)
+        out[:, (speed - 1) * 4: speed * 4] = np.where(ok, found, -1)
     return out
 
 

@@ -18,7 +18,7 @@ from ..errors import ConfigError
 from ..world import AgentTable, WorldSnapshot
 from .config import SimConfig
 from .episode import EpisodeBuffer
-from .movement import DECIDED_TABLE, LOCAL_TABLE, global_moves_cells, move_from
+from .movement import DECIDED_TABLE, LOCAL_TABLE, move_from, path_move_table
 from .replay import config_texts
 
 #: Steps an agent waits on its goal before starting a new trip (reference REACH_GOAL_WAITING, §2.5).
@@ -78,11 +78,10 @@ class Simulation:
         self.headings = np.full(n, -1, np.int8)
         self.goals = np.zeros((n, 2), np.int32)
         self.paths: list[np.ndarray] = [np.zeros((0, 2), np.int32)] * n
-        # per agent: (path array, the path as Python lists, global moves by path index) — moves are computed once
-        # per path index (stopped agents ask again every step); keyed by the path object so that anything that
-        # replaces ``paths[i]`` (set_trip, checkpoint.restore) invalidates it
-        self._move_cache: list[tuple[np.ndarray | None, list, dict[int, dict[int, int]]]] = [(None, [], {})] * n
-        self._lane_nodes = {(int(r), int(c)) for r, c in np.argwhere(self.lane_node_mask)}
+        # per agent: (path array, its movement.path_move_table as lists, global-move dicts by path index, the path
+        # as lists); keyed by the path object so that anything that replaces ``paths[i]`` (set_trip,
+        # checkpoint.restore) invalidates it
+        self._move_cache: list[tuple] = [(None, [], {}, [])] * n  # (path, move table rows, dicts, path cells)
         self.path_index = np.zeros(n, np.int32)
         self.plan_id = np.zeros(n, np.int32)
         self.reach_goal = np.zeros(n, bool)
@@ -186,16 +185,16 @@ class Simulation:
         if self.buffer is not None:
             self.plan_id[i] = self.buffer.add_plan(i, self.paths[i])
 
-    def _global_moves(self, i: int) -> dict[int, int]:
-        """Moves that follow agent ``i``'s path from where it stands (movement.global_moves), memoised."""
-        k = int(self.path_index[i])
+    def _global_moves(self, i: int, k: int) -> dict[int, int]:
+        """Moves that follow agent ``i``'s path from its index ``k`` (movement.global_moves), memoised."""
         path = self.paths[i]
         entry = self._move_cache[i]
         if entry[0] is not path:
-            entry = self._move_cache[i] = (path, path.tolist(), {})
+            table = path_move_table(self.kinds[i] == Kind.CAR, path, self.lane_node_mask).tolist()
+            entry = self._move_cache[i] = (path, table, {}, path.tolist())
         glob = entry[2].get(k)
         if glob is None:
-            glob = entry[2][k] = global_moves_cells(self.kinds[i] == Kind.CAR, entry[1], k, self._lane_nodes)
+            glob = entry[2][k] = {m: j for m, j in enumerate(entry[1][k]) if j >= 0}
         return glob
 
     def set_agents(self, agents: AgentTable) -> None:
@@ -244,33 +243,44 @@ class Simulation:
         realised_l = [int(Action.STOP)] * n
         reached = np.zeros(n, bool)
         rng = self.rng
+        # the loop works on Python lists (numpy scalar access dominated it) and writes the arrays back once
         pos_l = self.positions.tolist()
         goal_l = self.goals.tolist()
+        pidx_l = self.path_index.tolist()
+        head_l = self.headings.tolist()
         reach_goal = self.reach_goal
+        waiting = reach_goal.tolist()
         for i in range(n):
             kind = self.kinds[i]
             code = codes[i]
             decided_l[i] = int(DECIDED_TABLE[kind][code])
             pr, pc = pos_l[i]
             # goal logic (§2.5): flag on arrival, wait, then start a new trip and move this same step
-            if not reach_goal[i] and pr == goal_l[i][0] and pc == goal_l[i][1]:
+            if not waiting[i] and pr == goal_l[i][0] and pc == goal_l[i][1]:
                 reach_goal[i] = True
                 self.wait[i] += GOAL_WAIT_STEPS
                 reached[i] = True
                 self.goals_reached[i] += 1
                 continue
-            if reach_goal[i]:
+            if waiting[i]:
                 if self.wait[i] > 0:
                     self.wait[i] -= 1
                     continue
                 self._new_trip(i, self.goals[i].copy())
-            move = move_from(kind, LOCAL_TABLE[kind][code], self._global_moves(i), int(self.path_index[i]), rng)
+                pos_l[i] = self.positions[i].tolist()
+                pidx_l[i] = 0
+                head_l[i] = -1
+            k = pidx_l[i]
+            move = move_from(kind, LOCAL_TABLE[kind][code], self._global_moves(i, k), k, rng)
             if move.is_stop:
                 continue
-            self.positions[i] = self.paths[i][move.path_index]
-            self.path_index[i] = move.path_index
-            self.headings[i] = move.heading
+            pos_l[i] = self._move_cache[i][3][move.path_index]
+            pidx_l[i] = move.path_index
+            head_l[i] = move.heading
             realised_l[i] = int(move.realised)
+        self.positions[:] = pos_l
+        self.path_index[:] = pidx_l
+        self.headings[:] = head_l
         decided = np.array(decided_l, np.int8)
         realised = np.array(realised_l, np.int8)
         self.step_index += 1
