@@ -122,7 +122,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
         self._redraw_timer = QtCore.QTimer(self)
         self._redraw_timer.setSingleShot(True)
-        self._redraw_timer.timeout.connect(self.flush_redraw)
+        self._redraw_timer.timeout.connect(lambda: self.flush_redraw("later"))
         self._slow_dirty = False
         self._last_slow = 0.0
         self._ack_due: int | None = None
@@ -880,8 +880,12 @@ class MainWindow(QtWidgets.QMainWindow):
             wait = max(0, int(1000 / 60 - (time.perf_counter() - self._last_draw) * 1000))
         self._redraw_timer.start(wait)
 
-    def flush_redraw(self) -> None:
-        """Draw the current state now (the redraw timer calls this; benchmarks and tests may too)."""
+    def flush_redraw(self, panels: str = "now") -> None:
+        """Draw the current state now (the redraw timer calls this; benchmarks and tests may too).
+
+        ``panels``: refresh the inspector and statistics ``"now"`` (tests, explicit calls) or ``"later"`` (in
+        their own event-loop pass right after the map frame; what scrubbing does, so the map answers first).
+        """
         self._redraw_timer.stop()
         self._last_draw = time.perf_counter()
         if self.history is None or self.project is None:
@@ -895,8 +899,12 @@ class MainWindow(QtWidgets.QMainWindow):
         self._update_status()
         self._slow_dirty = True
         playing = self.live or self.replaying
-        if not playing:
+        if not playing and panels == "now":
             self._refresh_slow()
+        elif not playing:
+            if not self._slow_pending:
+                self._slow_pending = True
+                QtCore.QTimer.singleShot(0, self._deferred_slow)
         elif self._last_draw - self._last_slow >= SLOW_PERIOD and not self._slow_pending:
             # a little later, in its own event-loop pass: the map frame and the plots never share one stall
             self._slow_pending = True
@@ -1291,6 +1299,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.bp_list.clear()
         for b in self.breakpoints:
             it = QtWidgets.QListWidgetItem(b.describe())
+            it.setToolTip(b.describe())
             it.setFlags(it.flags() | QtCore.Qt.ItemFlag.ItemIsUserCheckable)
             it.setCheckState(QtCore.Qt.CheckState.Checked if b.enabled else QtCore.Qt.CheckState.Unchecked)
             self.bp_list.addItem(it)

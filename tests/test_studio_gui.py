@@ -18,7 +18,7 @@ pytest.importorskip("pytestqt")
 
 from PySide6 import QtCore, QtWidgets  # noqa: E402
 
-from .studio_support import DEFAULT_MODE, ROOT, default_config, ensure_logic_exports, run_sim  # noqa: E402
+from .studio_support import DEFAULT_MODE, ROOT, default_config, run_sim  # noqa: E402
 
 WAIT = 60_000   # ms; a slow 2-core CI box must never time out
 
@@ -29,7 +29,6 @@ def settings_path(tmp_path):
 
 
 def _open_window(qtbot, settings_path, path=DEFAULT_MODE):
-    ensure_logic_exports()
     from app.main_window import MainWindow
     from app.settings import make_settings
 
@@ -163,9 +162,15 @@ def test_clicking_an_agent_selects_it_and_the_inspector_matches_the_core(studio,
     assert studio.inspector.fields["Action"].text().startswith(
         f"<b>{ACTION_NAMES[int(studio.history.step_record(k).decided[picked])]}</b>")
     assert studio.inspector.fields["Position"].text() == f"row {r}, col {c}"
-    names_in_table = [studio.inspector.table.topLevelItem(j).text(0).split("  ")[0]
-                      for j in range(studio.inspector.table.topLevelItemCount())]
-    assert names_in_table == [row.name for row in grounding.ego_view(picked).rows]
+    table = studio.inspector.table
+    names_in_table = [table.topLevelItem(j).text(0).split("  ")[0] for j in range(table.topLevelItemCount())]
+    view = grounding.ego_view(picked)
+    assert names_in_table == [row.name for row in view.rows]
+    for j, row in enumerate(view.rows):      # every true predicate of the core's view, and nothing else
+        item = table.topLevelItem(j)
+        assert item.text(1) == (", ".join(row.unary) or "—")
+        assert [item.child(c).text(1) for c in range(item.childCount())] == \
+            [f"{p}({row.name}, {o})" for p, o in row.relations]
     if rep.fired:
         assert rep.fired in studio.inspector.why.text().replace("&lt;", "<").replace("&gt;", ">") or \
             rep.fired.split(":")[0] in studio.inspector.why.text()
@@ -481,11 +486,9 @@ def test_gui_event_loop_never_stalls_while_playing(studio, qtbot):
 def test_screenshot_command_line(tmp_path):
     out = tmp_path / "shot.png"
     env = dict(__import__("os").environ, QT_QPA_PLATFORM="offscreen", LOGICITY_DATA_DIR=str(tmp_path / "data"))
-    code = ("import sys; sys.path.insert(0, %r); from tests.studio_support import ensure_logic_exports; "
-            "ensure_logic_exports(); import main; sys.exit(main.main(%r))"
-            % (str(ROOT), ["--screenshot", str(out), "--steps", "3", "--select", "Car_3", "--size", "1000x700"]))
-    res = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
-                         timeout=240)
+    res = subprocess.run([sys.executable, str(ROOT / "main.py"), "--screenshot", str(out), "--steps", "3",
+                          "--select", "Car_3", "--size", "1000x700"], cwd=ROOT, env=env, capture_output=True,
+                         text=True, timeout=240)
     assert res.returncode == 0, res.stderr[-2000:]
     from PIL import Image
 

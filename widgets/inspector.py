@@ -63,9 +63,10 @@ class InspectorWidget(QtWidgets.QWidget):
         vl = QtWidgets.QVBoxLayout(view_box)
         vl.setContentsMargins(4, 4, 4, 4)
         self.table = QtWidgets.QTreeWidget()
-        self.table.setColumnCount(3)
-        self.table.setHeaderLabels(["Entity", "Properties", "Relations"])
-        self.table.setRootIsDecorated(False)
+        self.table.setColumnCount(2)
+        self.table.setHeaderLabels(["Entity", "True predicates (properties; relations below)"])
+        self.table.setRootIsDecorated(True)
+        self.table.setIndentation(12)
         self.table.setAlternatingRowColors(True)
         self.table.setUniformRowHeights(False)
         self.table.setWordWrap(True)
@@ -151,12 +152,14 @@ class InspectorWidget(QtWidgets.QWidget):
         parts = []
         if r.fired:
             parts.append(f"<b>Fired:</b> <code>{html.escape(r.fired)}</code>")
+        default = not r.derived and r.fired_clause < 0
         if r.witness and len(r.witness) > 1:
             parts.append("<b>Witness:</b> " + ", ".join(f"{html.escape(v)} = {html.escape(n)}" for v, n in r.witness))
         if r.fired_clause < 0 and not r.fired:
             parts.append("<b>No clause recorded</b> for this decision.")
-        if r.explanation:
-            parts.append("<b>All derived:</b><br><code>" + "<br>".join(
+        same = r.fired is not None and r.explanation is not None and r.explanation.strip() == r.fired.strip()
+        if r.explanation and not (default and r.fired) and not same:   # nothing new: already said above
+            parts.append("<b>All derived this step:</b><br><code>" + "<br>".join(
                 html.escape(line) for line in r.explanation.splitlines()) + "</code>")
         if not r.consistent:
             parts.append("<span style='color:#b35900'>Note: re-grounding this state fired a different clause "
@@ -164,19 +167,26 @@ class InspectorWidget(QtWidgets.QWidget):
         return "<br>".join(parts) or "—"
 
     def _fill_table(self, r: AgentReport) -> None:
+        """One row per entity in the view (ego first) with its true unary predicates; its true relations are
+        child rows."""
+        self.table.setUpdatesEnabled(False)
         self.table.clear()
         for row in r.view:
             item = QtWidgets.QTreeWidgetItem([row.name + ("  (ego)" if row.agent == r.agent else ""),
-                                              ", ".join(row.unary), "\n".join(row.relations)])
+                                              ", ".join(row.unary) or "—"])
             item.setData(0, QtCore.Qt.ItemDataRole.UserRole, row.agent)
-            item.setToolTip(2, "\n".join(row.relations))
             if row.agent == r.agent:
                 fnt = item.font(0)
                 fnt.setBold(True)
                 item.setFont(0, fnt)
+            for rel in row.relations:
+                child = QtWidgets.QTreeWidgetItem(["", rel])
+                child.setData(0, QtCore.Qt.ItemDataRole.UserRole, row.agent)
+                item.addChild(child)
             self.table.addTopLevelItem(item)
-        for c in range(2):
-            self.table.resizeColumnToContents(c)
+            item.setExpanded(True)
+        self.table.resizeColumnToContents(0)
+        self.table.setUpdatesEnabled(True)
 
     def _plot_actions(self, r: AgentReport) -> None:
         acts = np.asarray(r.actions, np.int64)

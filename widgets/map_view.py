@@ -3,7 +3,9 @@
 Why this structure (performance): the static map is a single ``ImageItem`` built once per city; a frame only
 updates one ``ScatterPlotItem`` (all agents, oriented glyph per heading), a few path curves grouped by colour
 (``connect="finite"`` with NaN separators), one goals scatter, a selection ring and one rectangle. No
-per-agent graphics items are created or destroyed while playing.
+per-agent graphics items are created or destroyed while playing. The scatter items use pyqtgraph's pixel mode
+(each distinct glyph is rasterised once into an atlas and blitted) with sizes recomputed from the zoom, so
+glyphs keep their size in cells while a frame costs one blit per agent instead of one vector path each.
 
 The view knows nothing about episodes: it draws a :class:`core.view.scene.MapScene` and reports clicks and
 hovers as cells and agent indices.
@@ -124,12 +126,12 @@ class MapView(pg.GraphicsView):
         self.path_curves: list[pg.PlotCurveItem] = []
         self.sel_path = pg.PlotCurveItem(pen=pg.mkPen(255, 235, 59, width=3.5), connect="finite")
         self.sel_path.setZValue(5)
-        self.goal_item = pg.ScatterPlotItem(pxMode=False, symbol="star", size=GOAL_SIZE,
+        self.goal_item = pg.ScatterPlotItem(pxMode=True, symbol="star", size=10,
                                             pen=pg.mkPen(30, 30, 30, width=1))
         self.goal_item.setZValue(6)
-        self.agent_item = pg.ScatterPlotItem(pxMode=False, pen=pg.mkPen(20, 20, 20, width=1.2))
+        self.agent_item = pg.ScatterPlotItem(pxMode=True, pen=pg.mkPen(20, 20, 20, width=1.2))
         self.agent_item.setZValue(8)
-        self.select_item = pg.ScatterPlotItem(pxMode=False, symbol="o", size=SELECT_SIZE,
+        self.select_item = pg.ScatterPlotItem(pxMode=True, symbol="o", size=20,
                                               pen=pg.mkPen(255, 235, 59, width=3), brush=pg.mkBrush(None))
         self.select_item.setZValue(9)
         for it in (self.map_item, self.inter_item, self.icon_item, self.fov_item, self.sel_path, self.goal_item,
@@ -139,6 +141,11 @@ class MapView(pg.GraphicsView):
         self.show_goals = True
         self.show_fov = True
 
+        self._ppc = 0.0                     # screen pixels per cell (glyph sizes follow the zoom)
+        self._sizes_cells = np.zeros(0)
+        self._goal_cells = np.zeros(0)
+        self.vb.sigRangeChanged.connect(self._rescale)
+        self.vb.sigResized.connect(self._rescale)
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self.scene().sigMouseClicked.connect(self._on_mouse_clicked)
 
@@ -191,6 +198,25 @@ class MapView(pg.GraphicsView):
         if self.scene_data is not None:
             self.show_scene(self.scene_data)
 
+    # ---- glyph sizes follow the zoom ---------------------------------------------------------------------
+    def _pixels_per_cell(self) -> float:
+        px = self.vb.viewPixelSize()[0] if self.vb.width() > 0 else 0.0
+        return 1.0 / px if px > 0 else 3.0
+
+    def _px(self, cells: np.ndarray, minimum: float) -> np.ndarray:
+        return np.maximum(np.asarray(cells, float) * self._ppc, minimum)
+
+    def _rescale(self, *args) -> None:
+        ppc = self._pixels_per_cell()
+        if abs(ppc - self._ppc) < 1e-3 * max(ppc, 1e-9):
+            return
+        self._ppc = ppc
+        if len(self._sizes_cells) and self.style == "glyphs":
+            self.agent_item.setSize(self._px(self._sizes_cells, 7.0))
+        if len(self._goal_cells):
+            self.goal_item.setSize(self._px(self._goal_cells, 7.0))
+        self.select_item.setSize(float(self._px(np.array([SELECT_SIZE]), 16.0)[0]))
+
     # ---- frames ----------------------------------------------------------------------------------------------
     def _brush(self, rgb) -> QtGui.QBrush:
         key = (int(rgb[0]), int(rgb[1]), int(rgb[2]))
@@ -203,7 +229,7 @@ class MapView(pg.GraphicsView):
         key = (int(rgb[0]), int(rgb[1]), int(rgb[2]))
         p = self._pen_cache.get(key)
         if p is None:
-            p = QtGui.QPen(QtGui.QColor(key[0], key[1], key[2], 210), 1.8)
+            p = QtGui.QPen(QtGui.QColor(key[0], key[1], key[2]), 1.5)   # opaque: Qt's fast line path
             p.setCosmetic(True)
             self._pen_cache[key] = p
         return p
@@ -220,9 +246,11 @@ class MapView(pg.GraphicsView):
             kinds = sc.kinds.astype(int)
             heads = sc.headings.astype(int)
             symbols = [self._symbols[(k, h if h >= 0 else -1)] for k, h in zip(kinds, heads)]
-            sizes = np.where(kinds == int(Kind.CAR), CAR_SIZE, PED_SIZE)
+            self._ppc = self._pixels_per_cell()
+            self._sizes_cells = np.where(kinds == int(Kind.CAR), CAR_SIZE, PED_SIZE)
             brushes = [self._brush(c) for c in rgb]
-            self.agent_item.setData(pos=xy, symbol=symbols, size=sizes, brush=brushes, data=np.arange(n))
+            self.agent_item.setData(pos=xy, symbol=symbols, size=self._px(self._sizes_cells, 7.0), brush=brushes,
+                                    data=np.arange(n))
         else:
             self._draw_icons(sc)
         # paths grouped by colour
@@ -262,12 +290,13 @@ class MapView(pg.GraphicsView):
             sizes = np.full(n, GOAL_SIZE)
             if sel is not None:
                 sizes[sel] = GOAL_SIZE * 1.8
-            self.goal_item.setData(pos=gxy, size=sizes, brush=[self._brush(c) for c in rgb])
+            self._goal_cells = sizes
+            self.goal_item.setData(pos=gxy, size=self._px(sizes, 7.0), brush=[self._brush(c) for c in rgb])
             self.goal_item.setVisible(True)
         else:
             self.goal_item.setVisible(False)
         if sel is not None:
-            self.select_item.setData(pos=xy[sel:sel + 1])
+            self.select_item.setData(pos=xy[sel:sel + 1], size=float(self._px(np.array([SELECT_SIZE]), 16.0)[0]))
             self.select_item.setVisible(True)
         else:
             self.select_item.setVisible(False)

@@ -128,13 +128,17 @@ class StatsWidget(QtWidgets.QWidget):
             self._labels = clause_labels(episode)
             self.summary.setText(self._summary(episode, counts, ped, car))
         cc = clause_counts(episode, upto=min(cursor, t))
-        labels = list(self._labels) + [f"clause {i}" for i in range(len(self._labels), len(cc) - 1)]
-        labels = labels[: len(cc) - 1] + ["no clause (default)"]
+        default = int(cc[-1])
+        cc = cc[:-1]   # the default decisions would dwarf every clause: reported in the title instead
+        labels = list(self._labels) + [f"clause {i}" for i in range(len(self._labels), len(cc))]
+        labels = labels[: len(cc)]
         y = np.arange(len(cc), dtype=float)
         self.clause_bars.setOpts(x0=np.zeros(len(cc)), y=y, width=cc.astype(float), height=0.7)
-        self.clause_plot.getPlotItem().getAxis("left").setTicks([[(i, lab) for i, lab in enumerate(labels)]])
-        self.clause_plot.getPlotItem().setYRange(-0.6, len(cc) - 0.4, padding=0)
-        self.clause_plot.getPlotItem().setXRange(0, max(1.0, float(cc.max(initial=0))) * 1.05, padding=0)
+        pi = self.clause_plot.getPlotItem()
+        pi.setTitle(f"Clause firings up to step {min(cursor, t)} (+ {default} default Normal decisions)", size="9pt")
+        pi.getAxis("left").setTicks([[(i, lab) for i, lab in enumerate(labels)]])
+        pi.setYRange(-0.6, max(len(cc), 1) - 0.4, padding=0)
+        pi.setXRange(0, max(1.0, float(cc.max(initial=0))) * 1.05, padding=0)
 
     @staticmethod
     def _summary(episode, counts, ped, car) -> str:
