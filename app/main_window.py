@@ -38,6 +38,7 @@ from widgets.stats import StatsWidget
 from widgets.timeline import Marker, TimelineWidget
 
 from .settings import add_recent, make_settings, recent_files, remove_recent
+from .spf_play import install as install_spf_play
 from .worker import ResetInfo, SimController
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -139,6 +140,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._replay_timer.timeout.connect(self._replay_tick)
 
         self._build_ui()
+        install_spf_play(self)   # Tasks ▸ Safe Path Following: drive the ego car (app/spf_play.py)
         self._restore_layout()
 
     # =========================================================================================================

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .errors import ConfigError, LogiCityError
-from .yamlio import LocatedDict, dump_yaml, expect, load_yaml
+from .yamlio import LocatedDict, expect, load_yaml
 
 FORMAT_NAME = "logicity-project"
 FORMAT_VERSION = 1
@@ -366,6 +366,13 @@ def save_project(project: Project, root: str | Path | None = None, episode: Any 
     project.episodes = entries
     project.current_episode = current
     return root / MANIFEST
+
+
+def dump_yaml(data: Any) -> str:
+    """Block-style YAML (one key per line), keys in the given order: easy to read and to diff."""
+    import yaml
+
+    return yaml.safe_dump(_plain(data), sort_keys=False, default_flow_style=False, allow_unicode=True, width=100)
 
 
 def _slug(name: str) -> str:
