@@ -140,7 +140,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._replay_timer.timeout.connect(self._replay_tick)
 
         self._build_ui()
-        install_spf_play(self)   # Tasks ▸ Safe Path Following: drive the ego car (app/spf_play.py)
+        install_spf_play(self)   # Simulation ▸ Safe Path Following: drive the ego car (app/spf_play.py)
         self._restore_layout()
 
     # =========================================================================================================

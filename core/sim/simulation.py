@@ -120,6 +120,17 @@ class Simulation:
             self.buffer = EpisodeBuffer(self.agents, self._meta(), witness_vars=self._witness_vars())
         self._populate()
 
+    def reset_recording(self) -> None:
+        """Start a new episode buffer whose state 0 is the current state (no-op when not recording). SPF starts
+        one per episode, after placing the ego or restoring a start state."""
+        if self.buffer is None:
+            return
+        self.buffer = EpisodeBuffer(self.agents, self._meta(), witness_vars=self._witness_vars())
+        for i in range(len(self.agents)):
+            self.plan_id[i] = self.buffer.add_plan(i, self.paths[i])
+        self.step_seconds.clear()
+        self._record_state()
+
     def reset_agent(self, i: int, start=None, goal=None) -> None:
         """Give agent ``i`` a new trip now: ``start`` (default: sampled like an initial start) and ``goal``
         (default: sampled for that start, §2.2). Other agents are untouched (SPF resets only the ego)."""

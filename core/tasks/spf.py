@@ -125,6 +125,7 @@ class SPFEnv(gym.Env):
             self._reset_ego()
             self.start_state = None
         self.t = 0
+        self.sim.reset_recording()  # one recorded episode per SPF episode (record=True: studio replay)
         self._prepare()
         return self._obs.copy(), self._reset_info()
 
