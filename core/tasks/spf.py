@@ -42,6 +42,8 @@ from .spf_state import StartState
 __all__ = ["SPFEnv", "register_envs", "ENV_IDS", "ACTION_NAMES"]
 
 ENV_IDS = {m: f"LogiCity/SPF-{m}-v0" for m in ("easy", "medium", "hard", "expert")}
+#: bound of the per-env memo of oracle decisions / task checks (cleared when full)
+MEMO_LIMIT = 50_000
 
 
 class SPFEnv(gym.Env):
@@ -88,8 +90,12 @@ class SPFEnv(gym.Env):
         self._decisions = None
         self._obs = np.zeros(self.layout.size, np.float32)
         self._n_real = 1
-        self._ext = self.judge.extend(self._obs, 1)
+        self._key = (b"", 0)
         self._oracle: Action | None = None
+        # oracle decisions and task checks are pure functions of (observation, real entities[, action]); the
+        # same views recur most steps (~80 %), so results are memoised (bounded) per view
+        self._decide_memo: dict = {}
+        self._check_memo: dict = {}
         self._pre_ground_rng: dict | None = None
         self._renderer = None
 
@@ -135,7 +141,7 @@ class SPFEnv(gym.Env):
         a = int(action)
         if not 0 <= a < 4:
             raise ValueError(f"action must be 0..3 (Slow, Normal, Fast, Stop), got {action!r}")
-        check = self.judge.check(self._obs, self._n_real, a, self._ext)
+        check = self.check_action(a)
         violations = self._explain(a) if check.violated else ()
         out = self.sim.step({self.ego: Action(a)}, prepared=(self._grounding, self._decisions))
         self.t += 1
@@ -177,16 +183,27 @@ class SPFEnv(gym.Env):
     def oracle_action(self) -> Action:
         """The expert rules' action for the current observation (§7.5)."""
         if self._oracle is None:
-            self._oracle = self.expert.decide(self._obs, self._n_real, self._ext).action
+            self._oracle = self.oracle_decision().action
         return self._oracle
 
     def oracle_decision(self):
         """The expert rules' full decision (derived actions, fired clauses) for the current observation."""
-        return self.expert.decide(self._obs, self._n_real)
+        d = self._decide_memo.get(self._key)
+        if d is None:
+            if len(self._decide_memo) >= MEMO_LIMIT:
+                self._decide_memo.clear()
+            d = self._decide_memo[self._key] = self.expert.decide(self._obs, self._n_real)
+        return d
 
     def check_action(self, action: int):
         """What the task rules would say about ``action`` now (no step is taken)."""
-        return self.judge.check(self._obs, self._n_real, int(action))
+        key = (self._key, int(action))
+        c = self._check_memo.get(key)
+        if c is None:
+            if len(self._check_memo) >= MEMO_LIMIT:
+                self._check_memo.clear()
+            c = self._check_memo[key] = self.judge.check(self._obs, self._n_real, int(action))
+        return c
 
     @property
     def grounding(self):
@@ -244,7 +261,7 @@ class SPFEnv(gym.Env):
         self._grounding, self._decisions = g, d
         self._obs = g.observation(self.ego, self.fov)
         self._n_real = min(int(g.valid[self.ego].sum()), self.fov)
-        self._ext = self.judge.extend(self._obs, self._n_real)
+        self._key = (self._obs.tobytes(), self._n_real)
         self._oracle = None
 
     def _reset_info(self) -> dict:
