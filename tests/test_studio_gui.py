@@ -174,6 +174,13 @@ def test_clicking_an_agent_selects_it_and_the_inspector_matches_the_core(studio,
     if rep.fired:
         assert rep.fired in studio.inspector.why.text().replace("&lt;", "<").replace("&gt;", ">") or \
             rep.fired.split(":")[0] in studio.inspector.why.text()
+    # hovering names the cell, its semantic and the agent on it
+    studio.map._on_mouse_moved(scene_pt)
+    hover = studio.hover_label.text()
+    assert f"cell ({r}, {c})" in hover and studio.history.agents.names[picked] in hover
+    from core.view.colouring import semantic_at
+
+    assert semantic_at(cfg.city, r, c) in hover
     # the action plot's cursor follows the timeline
     studio.set_cursor(9)
     studio.flush_redraw()
@@ -450,35 +457,23 @@ def test_closing_while_playing_stops_the_worker_cleanly(qtbot, settings_path):
 
 # ---- responsiveness -------------------------------------------------------------------------------------------------
 
-def test_gui_event_loop_never_stalls_while_playing(studio, qtbot):
-    """A 5 ms GUI timer keeps firing (no gap > 50 ms) while the worker simulates as fast as it can and the
-    GUI draws every frame it can, with an agent selected (inspector and statistics refreshing too)."""
-    studio.select_agent(0)
-    studio.set_speed(0)
-    studio.play()
-    qtbot.waitUntil(lambda: studio.num_steps >= 20, timeout=WAIT)     # warm-up: first paints, caches
-    gaps: list[float] = []
-    last = [time.perf_counter()]
+def test_gui_event_loop_never_stalls_while_playing(tmp_path):
+    """A 5 ms GUI timer keeps firing (no gap > 50 ms) while the worker simulates as fast as it can and the GUI
+    draws every frame it can, with an agent selected (inspector and statistics refreshing too).
 
-    def tick():
-        now = time.perf_counter()
-        gaps.append(now - last[0])
-        last[0] = now
+    Measured in a fresh interpreter (tests/studio_stall_probe.py): threads that other tests leave running in this
+    process (torch's OpenMP pool, icon workers) would otherwise compete for the two CPUs."""
+    import json
+    import os
 
-    timer = QtCore.QTimer()
-    timer.setTimerType(QtCore.Qt.TimerType.PreciseTimer)
-    timer.timeout.connect(tick)
-    start_steps = studio.num_steps
-    last[0] = time.perf_counter()
-    timer.start(5)
-    qtbot.wait(3000)
-    timer.stop()
-    studio.pause()
-    played = studio.num_steps - start_steps
-    assert played >= 20, "the simulation did not play during the measurement"
-    assert len(gaps) > 100
-    worst = max(gaps)
-    assert worst < 0.050, f"GUI event loop stalled for {worst * 1000:.1f} ms (played {played} steps)"
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", LOGICITY_DATA_DIR=str(tmp_path / "data"))
+    res = subprocess.run([sys.executable, str(ROOT / "tests" / "studio_stall_probe.py"), "3"], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    r = json.loads(res.stdout.strip().splitlines()[-1])
+    assert r["played"] >= 20, f"the simulation did not play during the measurement: {r}"
+    assert r["ticks"] > 100, r
+    assert r["worst_ms"] < 50.0, f"GUI event loop stalled: {r}"
 
 
 # ---- screenshot mode -------------------------------------------------------------------------------------------------

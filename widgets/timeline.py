@@ -281,7 +281,8 @@ class TimelineWidget(QtWidgets.QWidget):
     def set_lanes(self, lanes: list[tuple[str, str, tuple[int, int, int]]]) -> None:
         self.bar.set_lanes(lanes)
         self.legend.setText("  ".join(
-            f"<span style='color:rgb{c}'>&#9632;</span> {label}" for _n, label, c in lanes))
+            [f"<span style='color:rgb{c}'>&#9632;</span> {label}" for _n, label, c in lanes]
+            + ["<span style='color:rgb(220,30,40)'>&#9679;</span> breakpoint"]))
 
     def set_markers(self, markers: list[Marker]) -> None:
         self.bar.set_markers(markers)
