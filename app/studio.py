@@ -117,8 +117,14 @@ def run_studio(argv: list[str]) -> int:
         QtCore.QTimer.singleShot(args.settle_ms, grab)
     else:
         win.when_ready(ready)
-    # never hang: give up after two minutes
-    QtCore.QTimer.singleShot(120_000, lambda: (print("screenshot timed out", file=sys.stderr),
-                                               result.update(rc=2), app.quit()))
+    def give_up() -> None:   # never hang: after two minutes report where every thread is and exit
+        import faulthandler
+
+        print(f"screenshot timed out (steps recorded: {win.num_steps})", file=sys.stderr)
+        faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
+        result.update(rc=2)
+        app.quit()
+
+    QtCore.QTimer.singleShot(120_000, give_up)
     app.exec()
     return result["rc"]

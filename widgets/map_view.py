@@ -229,7 +229,7 @@ class MapView(pg.GraphicsView):
         key = (int(rgb[0]), int(rgb[1]), int(rgb[2]))
         p = self._pen_cache.get(key)
         if p is None:
-            p = QtGui.QPen(QtGui.QColor(key[0], key[1], key[2]), 1.5)   # opaque: Qt's fast line path
+            p = QtGui.QPen(QtGui.QColor(key[0], key[1], key[2]), 1.0)   # 1 px cosmetic: Qt's fastest line path
             p.setCosmetic(True)
             self._pen_cache[key] = p
         return p
