@@ -741,8 +741,16 @@ class MainWindow(QtWidgets.QMainWindow):
         for fn in pending:
             fn()
 
+    def _refresh_lanes(self, kinds=None) -> None:
+        """One timeline lane per registered event kind (kinds registered after start-up get theirs too)."""
+        kinds = kinds if kinds is not None else event_kinds()
+        lanes = [(k.name, k.label, k.colour) for k in kinds.values()]
+        if lanes != self.timeline.bar.lanes:
+            self.timeline.set_lanes(lanes)
+
     def _after_history_reset(self) -> None:
         assert self.history is not None
+        self._refresh_lanes()
         self.timeline.set_range(self.num_steps)
         self.timeline.set_markers([])
         self.markers.scanned = 0
@@ -759,6 +767,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _rebuild_markers(self) -> None:
         kinds = event_kinds()
+        self._refresh_lanes(kinds)
         self.timeline.set_markers([Marker(e.step, e.kind, kinds[e.kind].colour, e.text)
                                    for e in self.markers.events if e.kind in kinds])
 

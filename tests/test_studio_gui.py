@@ -489,3 +489,37 @@ def test_screenshot_command_line(tmp_path):
 
     with Image.open(out) as im:
         assert im.size == (1000, 700), im.size
+
+
+def test_a_registered_marker_kind_gets_its_own_lane(studio, qtbot):
+    from core.sim.events import Event, EventKind, _KINDS, register_event_kind
+
+    def every_tenth(episode, start, stop, ctx):
+        return [Event(k, "tenth", -1, f"step {k}") for k in range(start, stop) if k % 10 == 0]
+
+    register_event_kind(EventKind("tenth", "Every tenth step", (0, 0, 0), every_tenth))
+    try:
+        studio.select_agent(None)          # rebuilds markers and lanes
+        _simulate(qtbot, studio, 21)
+        assert ("tenth", "Every tenth step", (0, 0, 0)) in studio.timeline.bar.lanes
+        tenth = sorted(m.step for m in studio.timeline.bar.markers if m.lane == "tenth")
+        assert tenth == list(range(0, studio.num_steps, 10))
+        studio.set_cursor(0)
+        studio.next_marker()
+        assert studio.cursor == min(m.step for m in studio.markers.events if m.step > 0)
+    finally:
+        _KINDS.pop("tenth", None)
+
+
+def test_unsaved_changes_prompt_on_close(studio, qtbot, tmp_path):
+    _simulate(qtbot, studio, 2)
+    assert studio.dirty and studio.windowTitle().startswith("default")
+    studio.answers["unsaved"] = "cancel"
+    studio.close()
+    assert studio.isVisible() and studio.controller.thread.isRunning()
+    saved = []
+    studio.answers["unsaved"] = "save"
+    studio.save = lambda: saved.append(True) or studio.save_to(tmp_path / "p")
+    studio.close()
+    assert saved and (tmp_path / "p" / "project.yaml").exists()
+    assert not studio.isVisible() and studio.controller.thread.wait(10_000)
