@@ -49,39 +49,20 @@ class _Slots:
     def var_slot(self, key: tuple[str, str]) -> int:
         return self.var.setdefault(key, len(self.var))
 
-    @staticmethod
-    def _ego_array(interp: Interpretation, key: tuple[str, str]) -> np.ndarray:
-        kind, p = key
-        if kind == "u":
-            return interp.unary_local(p)[:, 0]
-        return interp.binary_local(p)[:, 0, 0]
-
-    @staticmethod
-    def _var_array(interp: Interpretation, key: tuple[str, str]) -> np.ndarray:
-        kind, p = key
-        if kind == "valid":
-            return interp.valid
-        if kind == "u":
-            return interp.unary_local(p)
-        b = interp.binary_local(p)
-        if kind == "bxv":
-            return b[:, 0, :]
-        if kind == "bvx":
-            return b[:, :, 0]
-        return np.diagonal(b, axis1=1, axis2=2)
-
     def tables(self, interp: Interpretation) -> tuple[np.ndarray, np.ndarray]:
-        """T0 [2*S0+1, E] and T1 [2*S1+1, E, K]: positive slices, their negations, a true row."""
+        """T0 [2*S0+1, E] and T1 [2*S1+1, E, K]: positive slices, their negations, a true row.
+
+        The positive slices come from the interpretation in two batched calls (a grounding gathers them from
+        its global tables at once)."""
         e, k = interp.valid.shape
         s0, s1 = len(self.ego), len(self.var)
         t0 = np.empty((2 * s0 + 1, e), dtype=bool)
-        for key, i in self.ego.items():
-            t0[i] = self._ego_array(interp, key)
+        if s0:
+            t0[:s0] = interp.ego_slices(tuple(self.ego))
         np.logical_not(t0[:s0], out=t0[s0:2 * s0])
         t0[2 * s0] = True
         t1 = np.empty((2 * s1 + 1, e, k), dtype=bool)
-        for key, i in self.var.items():
-            t1[i] = self._var_array(interp, key)
+        t1[:s1] = interp.var_slices(tuple(self.var))
         np.logical_not(t1[:s1], out=t1[s1:2 * s1])
         t1[2 * s1] = True
         return t0, t1

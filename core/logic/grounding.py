@@ -4,8 +4,10 @@ Layout (why): each agent is an ego with its own closed domain — itself first, 
 field of view in ascending agent order (§4.2, §4.3). We keep these domains as a padded matrix ``ent[N, K]``
 (global agent indices, -1 = padding) so the engines evaluate all egos at once with array operations.
 Unary predicates do not depend on the ego and are computed once per agent (``[N]``) then gathered;
-binary predicates are pure functions of the global pair, computed on the gathered ``[N, K, K]`` pairs only
-(never on all N×N pairs), lazily and cached — an engine only pays for the predicates its rules use.
+binary predicates are pure functions of the global pair, computed lazily and cached — an engine only pays
+for the predicates its rules use. Small scenes (≤ :data:`DENSE_PAIR_AGENTS` agents) compute each one once on
+all N×N pairs and gather every view's tables from it; larger ones compute on the gathered ``[N, K, K]`` pairs
+only (never on all N×N pairs).
 
 CollidingClose coin flips (§5, §14.19): the reference draws a fresh coin each time a pair is grounded, so one
 physical pair can get different values in different agents' views. Here every ordered pair (a, b) that needs
@@ -68,6 +70,33 @@ class Interpretation:
 
     def binary_local(self, pred: str) -> np.ndarray:  # pragma: no cover - interface
         raise NotImplementedError
+
+    def var_slices(self, keys: Sequence[tuple[str, str]]) -> np.ndarray:
+        """The compiled engine's one-variable truth slices, stacked: bool [S, E, K] for keys
+        ``("valid", "")`` (the domain mask), ``("u", P)`` = P(V), ``("bxv", P)`` = P(X, V), ``("bvx", P)`` =
+        P(V, X), ``("bvv", P)`` = P(V, V), with X the ego (column 0) and V ranging over the domain.
+
+        Generic version: slices of :meth:`unary_local` / :meth:`binary_local`. :class:`Grounding` gathers them
+        from its global tables instead when it has them (same values, far fewer array operations)."""
+        out = np.empty((len(keys),) + self.valid.shape, dtype=bool)
+        for i, (kind, p) in enumerate(keys):
+            if kind == "valid":
+                out[i] = self.valid
+            elif kind == "u":
+                out[i] = self.unary_local(p)
+            else:
+                b = self.binary_local(p)
+                out[i] = b[:, 0, :] if kind == "bxv" else b[:, :, 0] if kind == "bvx" else \
+                    np.diagonal(b, axis1=1, axis2=2)
+        return out
+
+    def ego_slices(self, keys: Sequence[tuple[str, str]]) -> np.ndarray:
+        """The ego-only truth values, stacked: bool [S, E] for keys ``("u", P)`` = P(X) and ``("bxx", P)`` =
+        P(X, X) (see :meth:`var_slices`)."""
+        out = np.empty((len(keys), self.valid.shape[0]), dtype=bool)
+        for i, (kind, p) in enumerate(keys):
+            out[i] = self.unary_local(p)[:, 0] if kind == "u" else self.binary_local(p)[:, 0, 0]
+        return out
 
     def entities(self, ego: int) -> np.ndarray:
         """Global agent indices of ego's domain: the ego, then the in-view others ascending."""
@@ -160,6 +189,13 @@ class _PairGeom:
         return cls(a, b, pb[..., 0] - pa[..., 0], pb[..., 1] - pa[..., 1], (a >= 0) & (b >= 0) & (a != b))
 
     @classmethod
+    def all_pairs(cls, pos: np.ndarray, index: np.ndarray, distinct: np.ndarray) -> "_PairGeom":
+        """Every ordered pair of the N agents, as [N, N] arrays (``a`` = row = first argument). ``index`` is
+        ``arange(N)`` and ``distinct`` the off-diagonal mask, passed in so that callers can reuse them."""
+        r, c = pos[:, 0], pos[:, 1]
+        return cls(index[:, None], index[None, :], r[None, :] - r[:, None], c[None, :] - c[:, None], distinct)
+
+    @classmethod
     def local(cls, pos: np.ndarray, ent: np.ndarray, valid: np.ndarray) -> "_PairGeom":
         """All pairs (ent[e, i], ent[e, j]) of each ego's domain: arrays broadcast to [E, K, K] (int32: map
         coordinates are small, and half-width arrays halve the memory traffic for thousands of agents)."""
@@ -171,6 +207,14 @@ class _PairGeom:
         pr = np.ascontiguousarray(p[..., 0])
         pc = np.ascontiguousarray(p[..., 1])
         return cls(a, b, pr[:, None, :] - pr[:, :, None], pc[:, None, :] - pc[:, :, None], ok)
+
+
+#: Scenes with at most this many agents ground binary predicates once on all N×N global pairs and gather each
+#: view's tables from those matrices. At this size numpy's per-call overhead, not the element count, is the
+#: cost, so one pass over N² pairs (shared by every view, every slice and the coin draw) is much cheaper than
+#: per-view [N, K, K] work. Larger scenes keep per-view geometry (memory O(N·K²) instead of O(N²)). Both
+#: paths give identical values: a binary predicate is a pure function of the global pair.
+DENSE_PAIR_AGENTS = 64
 
 
 class _AgentStatic:
@@ -237,6 +281,12 @@ class Grounder:
         self._unary_names = [p.name for p in ontology.unary]
         self._static: _AgentStatic | None = None
         self._static_lock = threading.Lock()
+        # per agent count: (arange(N), off-diagonal mask) for the dense pair geometry (read-only, shared)
+        self._dense_index: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        # gather plans of Grounding.var_slices / ego_slices, per key tuple (an engine asks with the same keys
+        # every step)
+        self._slice_plans: dict[tuple, tuple] = {}
+        self._obs_positions: dict[int, np.ndarray] = {}
 
     def static(self, agents: AgentTable) -> _AgentStatic:
         st = self._static
@@ -282,8 +332,24 @@ class Grounder:
         k = int(rank.max()) + 1
         ent = np.full((n, k), -1, dtype=np.int32)
         ent[q, rank] = a
+        if n <= DENSE_PAIR_AGENTS:
+            geom = _PairGeom.all_pairs(pos, *self._dense_indices(n))
+            coins, tables = {}, {}
+            for p in self._colliding:  # ontology order: the order of the rng draws
+                coins[p.name], tables[p.name] = self._draw_coins_dense(p, geom, head, st, rng)
+            return Grounding(self, snapshot, st, ent, ent >= 0, coins, dense=geom, pair_tables=tables)
         coins = {p.name: self._draw_coins(p, pos, head, st, rng) for p in self._colliding}
         return Grounding(self, snapshot, st, ent, ent >= 0, coins)
+
+    def _dense_indices(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        hit = self._dense_index.get(n)
+        if hit is None:
+            index = np.arange(n)
+            distinct = ~np.eye(n, dtype=bool)
+            index.setflags(write=False)
+            distinct.setflags(write=False)
+            hit = self._dense_index[n] = (index, distinct)
+        return hit
 
     # -- CollidingClose coins -----------------------------------------------------------------------------------
     def collide_range(self, pred: Predicate, agents: AgentTable) -> np.ndarray:
@@ -325,6 +391,25 @@ class Grounder:
         return keys, vals
 
 
+    def _draw_coins_dense(self, pred: Predicate, g: _PairGeom, head: np.ndarray, st: _AgentStatic,
+                          rng: np.random.Generator) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray]:
+        """:meth:`_draw_coins` on the all-pairs geometry, plus the predicate's whole [N, N] table.
+
+        The coin-needing pairs are taken row-major from the [N, N] mask, i.e. in ascending (a, b) order — the
+        same pairs in the same order as :meth:`_draw_coins`, hence the same draws. Table: a car's pair holds
+        when b is straight ahead within reach; every coin pair holds iff its coin came up."""
+        base, ahead = _colliding_parts(pred, g, head, st.reach2[pred.name])
+        car = st.is_car[:, None]
+        need = base & ((g.d2 == 0) | (~car & ahead))
+        table = base & ahead & car
+        if not (head >= 0).any():  # nobody has moved yet: no coin, and no draw (as _draw_coins)
+            return (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)), table
+        keys = np.flatnonzero(need)  # = a * n + b, ascending
+        vals = rng.random(len(keys)) < float(pred.params["coin"])
+        np.put(table, keys, vals)  # coin pairs are never in the car part (ahead of a car excludes d2 == 0)
+        return (keys, vals), table
+
+
 def _straight_ahead(pred: Predicate, g: _PairGeom, head_a: np.ndarray) -> np.ndarray:
     """angle between a's heading and (b - a) below the threshold (distance > 0 assumed by callers).
 
@@ -340,19 +425,30 @@ def _straight_ahead(pred: Predicate, g: _PairGeom, head_a: np.ndarray) -> np.nda
     return np.arccos(np.clip(cos, -1.0, 1.0)) < angle
 
 
-def _coin_needed(pred: Predicate, g: _PairGeom, head: np.ndarray, reach2: np.ndarray,
-                 is_car: np.ndarray) -> np.ndarray:
+def _colliding_parts(pred: Predicate, g: _PairGeom, head: np.ndarray, reach2: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """(base, ahead): a has moved and b is a distinct agent within a's reach; b is straight ahead of a."""
     ha = head[g.a]
     base = g.ok & (ha >= 0) & (g.d2 <= reach2[g.a])
+    return base, _straight_ahead(pred, g, ha)
+
+
+def _coin_needed(pred: Predicate, g: _PairGeom, head: np.ndarray, reach2: np.ndarray,
+                 is_car: np.ndarray) -> np.ndarray:
+    base, ahead = _colliding_parts(pred, g, head, reach2)
     same = g.d2 == 0
-    return base & (same | (~is_car[g.a] & _straight_ahead(pred, g, ha)))
+    return base & (same | (~is_car[g.a] & ahead))
 
 
 class Grounding(Interpretation):
     """All predicate truths of one step, per ego view. Thread-safe for reading (lazy parts are locked)."""
 
     def __init__(self, grounder: Grounder, snapshot: WorldSnapshot, static: _AgentStatic, ent: np.ndarray,
-                 valid: np.ndarray, coins: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> None:
+                 valid: np.ndarray, coins: Mapping[str, tuple[np.ndarray, np.ndarray]],
+                 dense: _PairGeom | None = None, pair_tables: Mapping[str, np.ndarray] | None = None) -> None:
+        """``dense``: the all-pairs geometry when the scene is small (:data:`DENSE_PAIR_AGENTS`); binary
+        predicates are then global [N, N] tables (``pair_tables`` holds those already computed) and every
+        per-view table is gathered from them."""
         self.grounder = grounder
         self.ontology = grounder.ontology
         self.snapshot = snapshot
@@ -369,6 +465,9 @@ class Grounding(Interpretation):
         self._unary_local: dict[str, np.ndarray] | None = None
         self._binary_local: dict[str, np.ndarray] = {}
         self._geom: _PairGeom | None = None
+        self._dense = dense
+        self._pair_tables: dict[str, np.ndarray] = dict(pair_tables or {})
+        self._unary_stack: np.ndarray | None = None
 
     # -- global values --------------------------------------------------------------------------------------
     def _all_unary(self) -> dict[str, np.ndarray]:
@@ -391,6 +490,29 @@ class Grounding(Interpretation):
     def unary(self, pred: str) -> np.ndarray:
         """bool [N]: the unary predicate for every agent (independent of who looks)."""
         return self._all_unary()[pred]
+
+    def _unary_rows(self) -> np.ndarray:
+        """bool [U, N]: every unary predicate (ontology order) for every agent, stacked for gathers."""
+        us = self._unary_stack
+        if us is None:
+            with self._lock:
+                us = self._unary_stack
+                if us is None:
+                    u = self._all_unary()
+                    us = self._unary_stack = np.stack([u[nm] for nm in self.grounder._unary_names])
+        return us
+
+    def _pair_table(self, pred: str) -> np.ndarray:
+        """bool [N, N] (dense scenes only): ``pred(a, b)`` for every ordered pair of distinct agents, computed on
+        first use (so only the predicates something reads are computed); the diagonal is False."""
+        t = self._pair_tables.get(pred)
+        if t is None:
+            with self._lock:
+                t = self._pair_tables.get(pred)
+                if t is None:
+                    assert self._dense is not None
+                    t = self._pair_tables[pred] = self._compute_binary(self.ontology[pred], self._dense)
+        return t
 
     def pair(self, pred: str, a: np.ndarray | int, b: np.ndarray | int) -> np.ndarray:
         """Binary predicate for global index arrays ``a`` (first argument) and ``b`` (broadcast; -1 → False)."""
@@ -430,11 +552,71 @@ class Grounding(Interpretation):
             with self._lock:
                 v = self._binary_local.get(pred)
                 if v is None:
-                    if self._geom is None:
-                        self._geom = _PairGeom.local(self._pos, self.ent, self.valid)
-                    v = self._compute_binary(self.ontology[pred], self._geom)
+                    if self._dense is not None:
+                        # the diagonal of a pair table is False, so masking the padding is enough
+                        ent = self.ent
+                        v = self._pair_table(pred)[ent[:, :, None], ent[:, None, :]]
+                        v &= self.valid[:, :, None]
+                        v &= self.valid[:, None, :]
+                    else:
+                        if self._geom is None:
+                            self._geom = _PairGeom.local(self._pos, self.ent, self.valid)
+                        v = self._compute_binary(self.ontology[pred], self._geom)
                     self._binary_local[pred] = v
         return v
+
+    # Gather plans (why): the compiled engine reads ~15 one-variable slices per step; in a dense scene each is
+    # one row of a global table indexed by the domain matrix, so all slices of one kind come out of a single
+    # fancy-index gather. A plan groups the requested keys by kind once per key tuple.
+    def _slice_plan(self, keys: tuple[tuple[str, str], ...], ego: bool) -> tuple:
+        plans = self.grounder._slice_plans
+        plan = plans.get((ego, keys))
+        if plan is None:
+            row_of = {nm: i for i, nm in enumerate(self.grounder._unary_names)}
+            groups: dict[str, tuple[list[int], list]] = {}
+            for slot, (kind, p) in enumerate(keys):
+                rows, srcs = groups.setdefault(kind, ([], []))
+                rows.append(slot)
+                srcs.append(row_of[p] if kind == "u" else p)
+            plan = tuple((kind, np.asarray(rows, dtype=np.int64),
+                          np.asarray(srcs, dtype=np.int64)[:, None, None] if kind == "u" else tuple(srcs))
+                         for kind, (rows, srcs) in groups.items())
+            plans[(ego, keys)] = plan
+        return plan
+
+    def var_slices(self, keys: Sequence[tuple[str, str]]) -> np.ndarray:
+        if self._dense is None:
+            return super().var_slices(keys)
+        ent = self.ent
+        ego = ent[:, :1]
+        out = np.empty((len(keys),) + ent.shape, dtype=bool)
+        for kind, rows, src in self._slice_plan(tuple(keys), False):
+            if kind == "valid":
+                out[rows] = self.valid
+            elif kind == "u":
+                out[rows] = self._unary_rows()[src, ent]
+            else:
+                tab = np.stack([self._pair_table(p) for p in src])  # [B, N, N]
+                if kind == "bxv":
+                    out[rows] = tab[:, ego, ent]
+                elif kind == "bvx":
+                    out[rows] = tab[:, ent, ego]
+                else:
+                    out[rows] = tab[:, ent, ent]
+        out &= self.valid  # padding entries (ent = -1) gathered the last agent's values
+        return out
+
+    def ego_slices(self, keys: Sequence[tuple[str, str]]) -> np.ndarray:
+        if self._dense is None:
+            return super().ego_slices(keys)
+        ego = self.ent[:, 0]
+        out = np.empty((len(keys), len(ego)), dtype=bool)
+        for kind, rows, src in self._slice_plan(tuple(keys), True):
+            if kind == "u":
+                out[rows] = self._unary_rows()[src[:, :, 0], ego]
+            else:  # P(X, X): a pair table's diagonal, always False
+                out[rows] = np.stack([self._pair_table(p) for p in src])[:, ego, ego]
+        return out
 
     # -- binary predicate implementations ------------------------------------------------------------------------
     def _compute_binary(self, p: Predicate, geom: _PairGeom) -> np.ndarray:
@@ -508,6 +690,8 @@ class Grounding(Interpretation):
         # block wanted) and computes only the missing ones, on one shared pair geometry.
         n = int(n_entities)
         k = min(n, int(self.valid[ego].sum()))
+        if self._dense is not None:
+            return self._observation_dense(ego, n, k)
         out = np.zeros(sum(n ** p.arity for p in self.ontology.grounded), dtype=np.float32)
         u_local = self._unary_local
         geom = None
@@ -532,6 +716,24 @@ class Grounding(Interpretation):
             off += n * n
         return out
 
+    def _observation_dense(self, ego: int, n: int, k: int) -> np.ndarray:
+        """:meth:`observation` gathered from the global tables: every unary block with one gather, every
+        binary block with another, scattered into the layout by precomputed positions."""
+        onto = self.ontology
+        idx = self.ent[ego, :k]
+        ub = np.zeros((len(onto.unary), n), dtype=bool)
+        ub[:, :k] = self._unary_rows()[:, idx]
+        bb = np.zeros((len(onto.binary), n, n), dtype=bool)
+        if onto.binary:
+            tabs = np.stack([self._pair_table(p.name) for p in onto.binary])
+            bb[:, :k, :k] = tabs[:, idx[:, None], idx[None, :]]
+        pos = self.grounder._obs_positions.get(n)
+        if pos is None:
+            pos = self.grounder._obs_positions[n] = _observation_positions(onto, n)
+        out = np.empty(len(pos), dtype=np.float32)
+        out[pos] = np.concatenate([ub.ravel(), bb.ravel()])
+        return out
+
     def entity_names(self, ego: int, n_entities: int | None = None) -> list[str]:
         """Names of ego's entities (padded with ``PH`` to ``n_entities`` when given)."""
         names = [self.names[a] for a in self.entities(ego)]
@@ -541,3 +743,13 @@ class Grounding(Interpretation):
 
     def heading_name(self, agent: int) -> str:
         return HEADING_NAMES[int(self._head[agent])]
+
+
+def _observation_positions(onto: Ontology, n: int) -> np.ndarray:
+    """Index in the observation vector of each value of [unary blocks (ontology.unary order), binary blocks
+    (ontology.binary order)] — the observation interleaves them in file order."""
+    unary, binary, off = [], [], 0
+    for p in onto.grounded:
+        (unary if p.arity == 1 else binary).append(np.arange(off, off + n ** p.arity))
+        off += n ** p.arity
+    return np.concatenate(unary + binary + [np.zeros(0, dtype=np.int64)]).astype(np.int64)
