@@ -38,6 +38,7 @@ from widgets.stats import StatsWidget
 from widgets.timeline import Marker, TimelineWidget
 
 from .settings import add_recent, make_settings, recent_files, remove_recent
+from .render_dock_install import install as install_render_dock
 from .spf_play import install as install_spf_play
 from .worker import ResetInfo, SimController
 
@@ -141,6 +142,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
         self._build_ui()
         install_spf_play(self)   # Simulation ▸ Safe Path Following: drive the ego car (app/spf_play.py)
+        install_render_dock(self)  # View ▸ Docks ▸ Render: icon generation (app/render_dock_install.py)
         self._restore_layout()
 
     # =========================================================================================================
@@ -1447,6 +1449,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self._redraw_timer.stop()
         self.save_layout()
         self.controller.shutdown()
+        if getattr(self, "render_dock", None) is not None:
+            self.render_dock.shutdown(wait_ms=5000)  # cancel a running icon generation, keep finished images
         ev.accept()
 
     # =========================================================================================================

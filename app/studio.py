@@ -92,6 +92,10 @@ def run_studio(argv: list[str]) -> int:
                 result["rc"] = 1
                 continue
             p = out.with_name(f"{out.stem}-{name}{out.suffix}")
+            if not dock.isVisible():  # a hidden (or tabbed-away) dock: show it so the grab has content
+                dock.show()
+                dock.raise_()
+                app.processEvents()
             dock.grab().save(str(p), "PNG")
             print(f"saved {p}")
         win.dirty = False
