@@ -100,7 +100,8 @@ class InspectorWidget(QtWidgets.QWidget):
 
         self._brushes = [pg.mkBrush(*ACTION_COLOURS[n]) for n in ACTION_NAMES]
         self._plotted: tuple[int, int] | None = None
-        self._span = -1
+        self._span = 20
+        self.plot.getPlotItem().setXRange(0, self._span, padding=0.02)
 
     # ---- updates ----------------------------------------------------------------------------------------------
     def clear(self) -> None:
@@ -113,6 +114,8 @@ class InspectorWidget(QtWidgets.QWidget):
         self.curve.setData([], [])
         self.points.setData([], [])
         self._plotted = None
+        self._span = 20
+        self.plot.getPlotItem().setXRange(0, self._span, padding=0.02)  # a sane empty axis, not ±500
 
     def set_report(self, r: AgentReport, colour: tuple[int, int, int] | None = None) -> None:
         self.report = r
