@@ -20,14 +20,13 @@ moment therefore leaves either the old project or the new one, never a mixture.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
 from .errors import ConfigError, LogiCityError
+from .fileio import atomic_write_bytes
 from .yamlio import LocatedDict, expect, load_yaml
 
 FORMAT_NAME = "logicity-project"
@@ -40,29 +39,8 @@ PART_NAMES = {"mode": "mode.yaml", "map": "map.yaml", "agents": "agents.yaml", "
               "rules": "rules.rules"}
 
 
-# ---- atomic file helpers ------------------------------------------------------------------------------------
-
-def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
-    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    return path
-
-
 def atomic_write_text(path: str | Path, text: str) -> Path:
+    """Atomic text write through this module's ``atomic_write_bytes`` (one place to fail for every project file)."""
     return atomic_write_bytes(path, text.encode("utf-8"))
 
 

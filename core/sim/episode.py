@@ -32,9 +32,7 @@ plan_step             [P] int32           first state index at which plan p is c
 from __future__ import annotations
 
 import json
-import os
 import struct
-import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +41,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from ..errors import EpisodeFileError
+from ..fileio import write_npy_archive
 from ..world import AgentTable, WorldSnapshot
 
 FORMAT_NAME = "logicity-episode"
@@ -283,34 +282,7 @@ class EpisodeBuffer(EpisodeView):
 
 def write_episode_file(path: str | Path, arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]) -> Path:
     """Write arrays + meta atomically (temp file in the same folder, then rename)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    meta = {"format": FORMAT_NAME, "version": FORMAT_VERSION, **meta}
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh, zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_STORED) as zf:
-            for name, arr in arrays.items():
-                with zf.open(name + ".npy", "w", force_zip64=True) as member:
-                    np.lib.format.write_array(member, np.ascontiguousarray(arr), allow_pickle=False)
-            zf.writestr("meta.json", json.dumps(meta, indent=1, default=_json_default))
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    return path
-
-
-def _json_default(o: Any) -> Any:
-    if isinstance(o, np.generic):
-        return o.item()
-    if isinstance(o, np.ndarray):
-        return o.tolist()
-    if isinstance(o, Path):
-        return str(o)
-    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
+    return write_npy_archive(path, arrays, {"format": FORMAT_NAME, "version": FORMAT_VERSION, **meta})
 
 
 class Episode(EpisodeView):

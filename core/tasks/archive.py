@@ -14,38 +14,15 @@ from typing import Any, Mapping
 import numpy as np
 
 from ..errors import EpisodeFileError
-from ..sim.episode import _json_default
+from ..fileio import write_npy_archive
 
 __all__ = ["write_archive", "read_archive"]
 
 
 def write_archive(path: str | Path, arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any], fmt: str,
                   version: int) -> Path:
-    import os
-    import tempfile
-
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    meta = {"format": fmt, "version": version, **meta}
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh, zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_STORED) as zf:
-            for name, arr in arrays.items():
-                arr = np.ascontiguousarray(arr)
-                if arr.dtype.hasobject:
-                    raise TypeError(f"array {name} holds Python objects")
-                with zf.open(name + ".npy", "w", force_zip64=True) as member:
-                    np.lib.format.write_array(member, arr, allow_pickle=False)
-            zf.writestr("meta.json", json.dumps(meta, indent=1, default=_json_default))
-        os.chmod(tmp, 0o644)  # mkstemp makes it private; these are ordinary data files
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    return path
+    """Write a task archive tagged ``fmt``/``version`` (atomic, see :mod:`core.fileio`)."""
+    return write_npy_archive(path, arrays, {"format": fmt, "version": version, **meta})
 
 
 def read_archive(path: str | Path, fmt: str, version: int) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
