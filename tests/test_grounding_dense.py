@@ -91,3 +91,12 @@ def test_no_draws_before_anyone_moves(monkeypatch):
     assert s1 == s2 == np.random.default_rng(3).bit_generator.state
     assert not dense.binary_local("CollidingClose").any()
     assert ground(agents).truth("IsClose", 0, 1) is False  # same cell: distance 0 is not "close"
+
+
+def test_agent_off_the_map_takes_the_general_domain_path(monkeypatch):
+    """An ego outside the map is clipped out of its own box: both paths must still build the same domains."""
+    agents = [(Kind.CAR, (-5, 10), Heading.RIGHT, 1, []), (Kind.CAR, (3, 12), Heading.LEFT, 2, []),
+              (Kind.PEDESTRIAN, (4, 10), Heading.UP, 0, [])]
+    (dense, _), (view, _) = both_paths(monkeypatch, agents, "full", 0)
+    assert np.array_equal(dense.ent, view.ent)
+    assert 0 not in dense.ent[0]  # clipped out of its own view

@@ -29,7 +29,7 @@ from ..map.model import CityMap
 from ..world import AgentTable, WorldSnapshot
 from .ontology import Ontology, Predicate
 from .registry import CONCEPT_ORDER
-from .spatial import DENSE_LIMIT, box_members
+from .spatial import DENSE_LIMIT, box_mask, box_members
 
 __all__ = ["Interpretation", "TableInterpretation", "Grounder", "Grounding", "EgoView", "EntityRow",
            "PLACEHOLDER"]
@@ -37,10 +37,13 @@ __all__ = ["Interpretation", "TableInterpretation", "Grounder", "Grounding", "Eg
 #: Name of padding entities in observations (the reference's ``Entity_PH_k``).
 PLACEHOLDER = "PH"
 
-# (d_row, d_col) per heading index; row -1 (Heading.NONE) is the zero vector.
-_DIRS = np.array([[0, -1], [0, 1], [-1, 0], [1, 0], [0, 0]], dtype=np.int32)
+# (d_row, d_col) per heading index; row -1 (Heading.NONE) is the zero vector. int64 like the positions (mixed
+# integer widths make numpy cast on every operation, which dominates at a few hundred elements).
+_DIRS = np.array([[0, -1], [0, 1], [-1, 0], [1, 0], [0, 0]], dtype=np.int64)
 _DIRS_R = np.ascontiguousarray(_DIRS[:, 0])
 _DIRS_C = np.ascontiguousarray(_DIRS[:, 1])
+# columns of a position giving (r0, r1, c0, c1) before the per-heading offsets (fov_boxes)
+_BOX_COLS = np.array([0, 0, 1, 1])
 
 
 class Interpretation:
@@ -177,11 +180,12 @@ class _PairGeom:
     """Pair geometry for first-argument indices ``a`` and second-argument indices ``b`` (broadcastable, -1 =
     none): offsets ``b - a`` and squared distance, plus the mask of real, distinct pairs."""
 
-    __slots__ = ("a", "b", "dr", "dc", "d2", "ok")
+    __slots__ = ("a", "b", "dr", "dc", "d2", "ok", "side")
 
     def __init__(self, a: np.ndarray, b: np.ndarray, dr: np.ndarray, dc: np.ndarray, ok: np.ndarray) -> None:
         self.a, self.b, self.dr, self.dc, self.ok = a, b, dr, dc, ok
         self.d2 = dr * dr + dc * dc
+        self.side: tuple[np.ndarray, np.ndarray] | None = None  # LeftOf/RightOf intermediate (Grounding._side)
 
     @classmethod
     def of(cls, pos: np.ndarray, a: np.ndarray, b: np.ndarray) -> "_PairGeom":
@@ -248,6 +252,13 @@ class _AgentStatic:
             else:
                 continue
             self.semantic[p.name] = v
+        # every unary predicate as one [U, N] array (ontology order) for gathers: the semantic rows are fixed by
+        # the agent table; the spatial rows (intersections) are filled in per step by Grounding._unary_rows
+        self.unary_rows = np.zeros((len(grounder.ontology.unary), n), dtype=bool)
+        for i, p in enumerate(grounder.ontology.unary):
+            if p.name in self.semantic:
+                self.unary_rows[i] = self.semantic[p.name]
+        self.unary_rows.setflags(write=False)
         self.reach = {p.name: grounder.collide_range(p, agents) for p in grounder._colliding}
         #: floor(reach²): d2 <= reach² ⟺ d2 <= floor(reach²) for integer d2
         self.reach2 = {k: np.floor(v * v).astype(np.int32) for k, v in self.reach.items()}
@@ -279,6 +290,10 @@ class Grounder:
                                 dtype=np.int64)
         self._colliding = [p for p in ontology.grounded if p.grounding == "colliding_close"]
         self._unary_names = [p.name for p in ontology.unary]
+        self._unary_row = {nm: i for i, nm in enumerate(self._unary_names)}
+        self._spatial_unary = [(i, p.grounding) for i, p in enumerate(ontology.unary)
+                               if p.grounding in ("is_at_intersection", "is_in_intersection")]
+        self._binary_row = {p.name: i for i, p in enumerate(ontology.binary)}
         self._static: _AgentStatic | None = None
         self._static_lock = threading.Lock()
         # per agent count: (arange(N), off-diagonal mask) for the dense pair geometry (read-only, shared)
@@ -287,6 +302,7 @@ class Grounder:
         # every step)
         self._slice_plans: dict[tuple, tuple] = {}
         self._obs_positions: dict[int, np.ndarray] = {}
+        self._limit_cache: dict[tuple, np.ndarray] = {}
 
     def static(self, agents: AgentTable) -> _AgentStatic:
         st = self._static
@@ -300,7 +316,7 @@ class Grounder:
     def fov_boxes(self, positions: np.ndarray, headings: np.ndarray) -> np.ndarray:
         """Inclusive crop boxes (r0, r1, c0, c1) per agent, clipped to the map (§4.2)."""
         pos = np.asarray(positions, dtype=np.int64)
-        boxes = pos[:, (0, 0, 1, 1)] + self._box_off[np.asarray(headings, dtype=np.int64)]
+        boxes = pos[:, _BOX_COLS] + self._box_off[np.asarray(headings, dtype=np.int64)]
         return np.minimum(np.maximum(boxes, 0), self._box_hi)
 
     def ground(self, snapshot: WorldSnapshot, rng: np.random.Generator,
@@ -317,21 +333,14 @@ class Grounder:
         if n == 0:
             ent = np.zeros((0, 1), dtype=np.int32)
             return Grounding(self, snapshot, st, ent, ent >= 0, {})
-        q, a = box_members(pos, self.fov_boxes(pos, head))
-        counts = np.bincount(q, minlength=n)
-        starts = np.cumsum(counts) - counts
-        rank = np.arange(len(q)) - starts[q]
-        # ego first: entries before the ego move one slot right, the ego goes to slot 0
-        rank = np.where(a == q, 0, rank + (a < q))
-        if view_limits:
-            lim = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
-            for ego, v in view_limits.items():
-                lim[int(ego)] = max(int(v), 1)
-            keep = rank < lim[q]
-            q, a, rank = q[keep], a[keep], rank[keep]
-        k = int(rank.max()) + 1
-        ent = np.full((n, k), -1, dtype=np.int32)
-        ent[q, rank] = a
+        boxes = self.fov_boxes(pos, head)
+        lim = self._view_limits(n, view_limits) if view_limits else None
+        if n <= DENSE_PAIR_AGENTS:
+            m = box_mask(pos, boxes)
+            # every ego inside its own box is the normal case (positions on the map); else the general path
+            ent = _domains_from_mask(m, lim) if m.diagonal().all() else _domains_from_pairs(*np.nonzero(m), n, lim)
+        else:
+            ent = _domains_from_pairs(*box_members(pos, boxes), n, lim)
         if n <= DENSE_PAIR_AGENTS:
             geom = _PairGeom.all_pairs(pos, *self._dense_indices(n))
             coins, tables = {}, {}
@@ -340,6 +349,21 @@ class Grounder:
             return Grounding(self, snapshot, st, ent, ent >= 0, coins, dense=geom, pair_tables=tables)
         coins = {p.name: self._draw_coins(p, pos, head, st, rng) for p in self._colliding}
         return Grounding(self, snapshot, st, ent, ent >= 0, coins)
+
+    def _view_limits(self, n: int, view_limits: Mapping[int, int]) -> np.ndarray:
+        """int64 [N]: the domain size cap per ego (no cap = int64 max), memoised per limits (a simulation passes
+        the same ones every step)."""
+        key = (n, tuple(view_limits.items()))
+        lim = self._limit_cache.get(key)
+        if lim is None:
+            lim = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+            for ego, v in view_limits.items():
+                lim[int(ego)] = max(int(v), 1)
+            lim.setflags(write=False)
+            if len(self._limit_cache) > 64:
+                self._limit_cache.clear()
+            self._limit_cache[key] = lim
+        return lim
 
     def _dense_indices(self, n: int) -> tuple[np.ndarray, np.ndarray]:
         hit = self._dense_index.get(n)
@@ -410,6 +434,57 @@ class Grounder:
         return (keys, vals), table
 
 
+def _domains_from_pairs(q: np.ndarray, a: np.ndarray, n: int, lim: np.ndarray | None) -> np.ndarray:
+    """ent [N, K] from the in-view pairs (q = ego, a = agent), sorted by (q, a): per ego, itself first, then
+    the others ascending, at most ``lim[ego]`` entities; -1 pads."""
+    counts = np.bincount(q, minlength=n)
+    starts = np.cumsum(counts) - counts
+    rank = np.arange(len(q)) - starts[q]
+    # ego first: entries before the ego move one slot right, the ego goes to slot 0
+    rank = np.where(a == q, 0, rank + (a < q))
+    if lim is not None:
+        keep = rank < lim[q]
+        q, a, rank = q[keep], a[keep], rank[keep]
+    k = int(rank.max()) + 1
+    ent = np.full((n, k), -1, dtype=np.int32)
+    ent[q, rank] = a
+    return ent
+
+
+def _domains_from_mask(m: np.ndarray, lim: np.ndarray | None) -> np.ndarray:
+    """:func:`_domains_from_pairs` from the [N, N] in-view mask whose diagonal is all True, with one row sort
+    instead of a dozen operations on pair lists: key = agent index if in view else N, the ego's key -1."""
+    n = len(m)
+    key = np.where(m, np.arange(n)[None, :], n)
+    key.flat[:: n + 1] = -1
+    key.sort(axis=1)
+    counts = m.sum(axis=1)
+    if lim is not None:
+        counts = np.minimum(counts, lim)
+    k = int(counts.max())
+    ent = key[:, :k].astype(np.int32)
+    ent[:, 0] = np.arange(n)
+    ent[np.arange(k)[None, :] >= counts[:, None]] = -1
+    return ent
+
+
+def _d2_bounds(p: Predicate) -> tuple[int, int]:
+    """Integer squared-distance thresholds of IsClose / NextTo: squared distances are integers, so
+    ``lo < d <= hi`` ⟺ ``floor(lo²) < d² <= floor(hi²)`` and ``d < hi`` ⟺ ``d² < ceil(hi²)`` (exact, no floats
+    on the arrays). Returns (floor(min²), floor(max²)) for is_close and (0, ceil(max²)) for next_to; memoised
+    on the (immutable) predicate."""
+    hit = p.__dict__.get("_d2_bounds")
+    if hit is None:
+        hi = float(p.params["max"])
+        if p.grounding == "is_close":
+            lo = float(p.params["min"])
+            hit = (math.floor(lo * lo), math.floor(hi * hi))
+        else:
+            hit = (0, math.ceil(hi * hi))
+        object.__setattr__(p, "_d2_bounds", hit)
+    return hit
+
+
 def _straight_ahead(pred: Predicate, g: _PairGeom, head_a: np.ndarray) -> np.ndarray:
     """angle between a's heading and (b - a) below the threshold (distance > 0 assumed by callers).
 
@@ -459,15 +534,26 @@ class Grounding(Interpretation):
         self._st = static
         self._coins = coins
         self._pos = np.asarray(snapshot.positions, dtype=np.int64)
-        self._head = np.asarray(snapshot.headings, dtype=np.int8)
+        self._head = np.asarray(snapshot.headings, dtype=np.int64)  # int64: an index array (no casts)
         self._lock = threading.RLock()
         self._unary: dict[str, np.ndarray] | None = None
         self._unary_local: dict[str, np.ndarray] | None = None
         self._binary_local: dict[str, np.ndarray] = {}
         self._geom: _PairGeom | None = None
         self._dense = dense
-        self._pair_tables: dict[str, np.ndarray] = dict(pair_tables or {})
         self._unary_stack: np.ndarray | None = None
+        # dense scenes: every binary predicate's [N, N] table in one [B, N, N] array (ontology.binary order) so
+        # that one fancy index gathers slices of several predicates; rows are computed on first use
+        self._pairs: np.ndarray | None = None
+        self._pair_done: list[bool] = []
+        if dense is not None:
+            n = len(self.names)
+            self._pairs = np.empty((len(self.ontology.binary), n, n), dtype=bool)
+            self._pair_done = [False] * len(self.ontology.binary)
+            for name, table in (pair_tables or {}).items():
+                row = grounder._binary_row[name]
+                self._pairs[row] = table
+                self._pair_done[row] = True
 
     # -- global values --------------------------------------------------------------------------------------
     def _all_unary(self) -> dict[str, np.ndarray]:
@@ -476,15 +562,7 @@ class Grounding(Interpretation):
             with self._lock:
                 u = self._unary
                 if u is None:
-                    u = dict(self._st.semantic)
-                    gr = self.grounder
-                    r, c = self._pos[:, 0], self._pos[:, 1]
-                    for p in self.ontology.unary:
-                        if p.grounding == "is_at_intersection":
-                            u[p.name] = (self._st.is_car & gr.at_car[r, c]) | (self._st.is_ped & gr.at_ped[r, c])
-                        elif p.grounding == "is_in_intersection":
-                            u[p.name] = gr.in_box[r, c]
-                    self._unary = u
+                    u = self._unary = dict(zip(self.grounder._unary_names, self._unary_rows()))
         return u
 
     def unary(self, pred: str) -> np.ndarray:
@@ -492,27 +570,42 @@ class Grounding(Interpretation):
         return self._all_unary()[pred]
 
     def _unary_rows(self) -> np.ndarray:
-        """bool [U, N]: every unary predicate (ontology order) for every agent, stacked for gathers."""
+        """bool [U, N]: every unary predicate (ontology order) for every agent: the agent table's semantic rows
+        plus this step's spatial ones."""
         us = self._unary_stack
         if us is None:
             with self._lock:
                 us = self._unary_stack
                 if us is None:
-                    u = self._all_unary()
-                    us = self._unary_stack = np.stack([u[nm] for nm in self.grounder._unary_names])
+                    us = self._st.unary_rows.copy()
+                    gr, st = self.grounder, self._st
+                    r, c = self._pos[:, 0], self._pos[:, 1]
+                    for row, grounding in gr._spatial_unary:
+                        if grounding == "is_at_intersection":
+                            us[row] = (st.is_car & gr.at_car[r, c]) | (st.is_ped & gr.at_ped[r, c])
+                        else:
+                            us[row] = gr.in_box[r, c]
+                    self._unary_stack = us
         return us
 
+    def _pair_rows(self, rows: Sequence[int]) -> np.ndarray:
+        """The [B, N, N] pair tables (dense scenes only) with ``rows`` (indices in ontology.binary) computed:
+        ``pairs[r, a, b]`` = predicate r on (a, b) for distinct agents; the diagonal is False. Only the rows
+        something reads are ever computed."""
+        pairs, done = self._pairs, self._pair_done
+        assert pairs is not None and self._dense is not None
+        for row in rows:
+            if not done[row]:
+                with self._lock:
+                    if not done[row]:
+                        pairs[row] = self._compute_binary(self.ontology.binary[row], self._dense)
+                        done[row] = True
+        return pairs
+
     def _pair_table(self, pred: str) -> np.ndarray:
-        """bool [N, N] (dense scenes only): ``pred(a, b)`` for every ordered pair of distinct agents, computed on
-        first use (so only the predicates something reads are computed); the diagonal is False."""
-        t = self._pair_tables.get(pred)
-        if t is None:
-            with self._lock:
-                t = self._pair_tables.get(pred)
-                if t is None:
-                    assert self._dense is not None
-                    t = self._pair_tables[pred] = self._compute_binary(self.ontology[pred], self._dense)
-        return t
+        """bool [N, N] (dense scenes only): ``pred(a, b)`` for every ordered pair of agents."""
+        row = self.grounder._binary_row[pred]
+        return self._pair_rows((row,))[row]
 
     def pair(self, pred: str, a: np.ndarray | int, b: np.ndarray | int) -> np.ndarray:
         """Binary predicate for global index arrays ``a`` (first argument) and ``b`` (broadcast; -1 → False)."""
@@ -539,10 +632,8 @@ class Grounding(Interpretation):
             with self._lock:
                 ul = self._unary_local
                 if ul is None:
-                    u = self._all_unary()
-                    names = self.grounder._unary_names
-                    stacked = np.stack([u[nm] for nm in names])[:, self.ent] & self.valid[None]
-                    ul = dict(zip(names, stacked))
+                    stacked = self._unary_rows()[:, self.ent] & self.valid[None]
+                    ul = dict(zip(self.grounder._unary_names, stacked))
                     self._unary_local = ul
         return ul[pred]
 
@@ -569,18 +660,18 @@ class Grounding(Interpretation):
     # one row of a global table indexed by the domain matrix, so all slices of one kind come out of a single
     # fancy-index gather. A plan groups the requested keys by kind once per key tuple.
     def _slice_plan(self, keys: tuple[tuple[str, str], ...], ego: bool) -> tuple:
+        """Per kind: (slots, gather index of the source rows [R, 1, 1], the source rows), cached per keys."""
         plans = self.grounder._slice_plans
         plan = plans.get((ego, keys))
         if plan is None:
-            row_of = {nm: i for i, nm in enumerate(self.grounder._unary_names)}
-            groups: dict[str, tuple[list[int], list]] = {}
+            gr = self.grounder
+            groups: dict[str, tuple[list[int], list[int]]] = {}
             for slot, (kind, p) in enumerate(keys):
-                rows, srcs = groups.setdefault(kind, ([], []))
-                rows.append(slot)
-                srcs.append(row_of[p] if kind == "u" else p)
-            plan = tuple((kind, np.asarray(rows, dtype=np.int64),
-                          np.asarray(srcs, dtype=np.int64)[:, None, None] if kind == "u" else tuple(srcs))
-                         for kind, (rows, srcs) in groups.items())
+                slots, srcs = groups.setdefault(kind, ([], []))
+                slots.append(slot)
+                srcs.append(0 if kind == "valid" else gr._unary_row[p] if kind == "u" else gr._binary_row[p])
+            plan = tuple((kind, np.asarray(slots, dtype=np.int64), np.asarray(srcs, dtype=np.int64)[:, None, None],
+                          tuple(srcs)) for kind, (slots, srcs) in groups.items())
             plans[(ego, keys)] = plan
         return plan
 
@@ -590,19 +681,19 @@ class Grounding(Interpretation):
         ent = self.ent
         ego = ent[:, :1]
         out = np.empty((len(keys),) + ent.shape, dtype=bool)
-        for kind, rows, src in self._slice_plan(tuple(keys), False):
+        for kind, slots, src, rows in self._slice_plan(tuple(keys), False):
             if kind == "valid":
-                out[rows] = self.valid
+                out[slots] = self.valid
             elif kind == "u":
-                out[rows] = self._unary_rows()[src, ent]
+                out[slots] = self._unary_rows()[src, ent]
             else:
-                tab = np.stack([self._pair_table(p) for p in src])  # [B, N, N]
+                pairs = self._pair_rows(rows)
                 if kind == "bxv":
-                    out[rows] = tab[:, ego, ent]
+                    out[slots] = pairs[src, ego, ent]
                 elif kind == "bvx":
-                    out[rows] = tab[:, ent, ego]
+                    out[slots] = pairs[src, ent, ego]
                 else:
-                    out[rows] = tab[:, ent, ent]
+                    out[slots] = pairs[src, ent, ent]
         out &= self.valid  # padding entries (ent = -1) gathered the last agent's values
         return out
 
@@ -611,11 +702,11 @@ class Grounding(Interpretation):
             return super().ego_slices(keys)
         ego = self.ent[:, 0]
         out = np.empty((len(keys), len(ego)), dtype=bool)
-        for kind, rows, src in self._slice_plan(tuple(keys), True):
+        for kind, slots, src, rows in self._slice_plan(tuple(keys), True):
             if kind == "u":
-                out[rows] = self._unary_rows()[src[:, :, 0], ego]
-            else:  # P(X, X): a pair table's diagonal, always False
-                out[rows] = np.stack([self._pair_table(p) for p in src])[:, ego, ego]
+                out[slots] = self._unary_rows()[src[:, :, 0], ego]
+            else:  # P(X, X): the diagonal of a pair table, which is always False
+                out[slots] = False
         return out
 
     # -- binary predicate implementations ------------------------------------------------------------------------
@@ -625,23 +716,27 @@ class Grounding(Interpretation):
             return np.zeros(np.broadcast_shapes(geom.a.shape, geom.b.shape), dtype=bool)
         # squared distances are integers: compare with integer thresholds (exact, and no float arrays)
         if g == "is_close":
-            lo, hi = float(p.params["min"]), float(p.params["max"])
-            return geom.ok & (geom.d2 > math.floor(lo * lo)) & (geom.d2 <= math.floor(hi * hi))
+            lo2, hi2 = _d2_bounds(p)
+            return geom.ok & (geom.d2 > lo2) & (geom.d2 <= hi2)
         if g == "next_to":
-            hi = float(p.params["max"])
-            return geom.ok & (geom.d2 < math.ceil(hi * hi))
+            return geom.ok & (geom.d2 < _d2_bounds(p)[1])
         if g == "higher_priority":
             pri = self._st.priority
             return geom.ok & (pri[geom.a] < pri[geom.b])
         if g in ("left_of", "right_of"):
-            # X = a, Y = b; Y's heading (hr, hc); (rr, rc) = pos_X - pos_Y = -(dr, dc); z = hr*rc - hc*rr
-            hb = self._head[geom.b]
-            z = _DIRS_C[hb] * geom.dr - _DIRS_R[hb] * geom.dc
-            side = z > 0 if g == "left_of" else z < 0
-            return geom.ok & (hb >= 0) & side
+            moved, z = self._side(geom)
+            return moved & (z > 0) if g == "left_of" else moved & (z < 0)
         if g == "colliding_close":
             return self._colliding(p, geom)
         raise ValueError(f"{p.name}: grounding {g!r} is not binary")  # pragma: no cover
+
+    def _side(self, geom: _PairGeom) -> tuple[np.ndarray, np.ndarray]:
+        """(pair ok and Y has moved, z) shared by LeftOf and RightOf on one geometry: X = a, Y = b; Y's heading
+        (hr, hc); (rr, rc) = pos_X - pos_Y = -(dr, dc); z = hr*rc - hc*rr, positive on Y's left."""
+        if geom.side is None:
+            hb = self._head[geom.b]
+            geom.side = (geom.ok & (hb >= 0), _DIRS_C[hb] * geom.dr - _DIRS_R[hb] * geom.dc)
+        return geom.side
 
     def _colliding(self, p: Predicate, geom: _PairGeom) -> np.ndarray:
         reach2 = self._st.reach2[p.name]
@@ -725,8 +820,8 @@ class Grounding(Interpretation):
         ub[:, :k] = self._unary_rows()[:, idx]
         bb = np.zeros((len(onto.binary), n, n), dtype=bool)
         if onto.binary:
-            tabs = np.stack([self._pair_table(p.name) for p in onto.binary])
-            bb[:, :k, :k] = tabs[:, idx[:, None], idx[None, :]]
+            pairs = self._pair_rows(range(len(onto.binary)))
+            bb[:, :k, :k] = pairs[:, idx[:, None], idx[None, :]]
         pos = self.grounder._obs_positions.get(n)
         if pos is None:
             pos = self.grounder._obs_positions[n] = _observation_positions(onto, n)

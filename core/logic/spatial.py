@@ -8,17 +8,21 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["box_members", "DENSE_LIMIT"]
+__all__ = ["box_members", "box_mask", "DENSE_LIMIT"]
 
 #: Up to this many agents × queries the dense test is used.
 DENSE_LIMIT = 256 * 256
 
 
-def _dense(pos: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def box_mask(pos: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """bool [Q, N]: agent n's position lies inside query q's inclusive box (the dense test, O(Q·N))."""
     r, c = pos[:, 0], pos[:, 1]
-    m = ((r[None, :] >= boxes[:, 0:1]) & (r[None, :] <= boxes[:, 1:2])
-         & (c[None, :] >= boxes[:, 2:3]) & (c[None, :] <= boxes[:, 3:4]))
-    q, a = np.nonzero(m)
+    return ((r[None, :] >= boxes[:, 0:1]) & (r[None, :] <= boxes[:, 1:2])
+            & (c[None, :] >= boxes[:, 2:3]) & (c[None, :] <= boxes[:, 3:4]))
+
+
+def _dense(pos: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    q, a = np.nonzero(box_mask(pos, boxes))
     return q.astype(np.int64), a.astype(np.int64)
 
 
