@@ -117,7 +117,22 @@ def choose_move(kind: Kind, holds: np.ndarray, pos: np.ndarray, traj: np.ndarray
 def move_from(kind: Kind, local: list[int] | tuple[int, ...], glob: dict[int, int], index: int,
               rng: np.random.Generator) -> Move:
     """The §4.5 decision given the local move list and the global moves ``{move: new path index}``."""
-    stop = CAR_STOP if kind == Kind.CAR else PED_STOP
+    is_car = kind == Kind.CAR
+    choice = move_choice(is_car, local, glob, rng)
+    if choice == (CAR_STOP if is_car else PED_STOP):
+        return Move(-1, 0, index, Action.STOP)
+    if is_car:
+        cells, heading = choice // 4 + 1, choice % 4
+        return Move(heading, cells, glob[choice], _SPEED_ACTION[cells])
+    return Move(choice, 1, glob[choice], Action.NORMAL)
+
+
+def move_choice(is_car: bool, local: list[int] | tuple[int, ...], glob: dict[int, int],
+                rng: np.random.Generator) -> int:
+    """The move index :func:`move_from` picks (the kind's Stop index when the agent does not move), without
+    building a :class:`Move` — the simulator's step loop decodes it with :data:`MOVE_DECODE`. Draws from
+    ``rng`` exactly when :func:`move_from` does (only a choice among several moves draws)."""
+    stop = CAR_STOP if is_car else PED_STOP
     if len(local) == 1:
         choice = local[0]
     elif len(glob) <= 1:
@@ -126,12 +141,7 @@ def move_from(kind: Kind, local: list[int] | tuple[int, ...], glob: dict[int, in
         both = [m for m in local if m in glob]
         pool = both or sorted(glob)
         choice = pool[int(rng.integers(len(pool)))] if len(pool) > 1 else pool[0]
-    if choice == stop or choice not in glob:
-        return Move(-1, 0, index, Action.STOP)
-    if kind == Kind.CAR:
-        cells, heading = choice // 4 + 1, choice % 4
-        return Move(heading, cells, glob[choice], _SPEED_ACTION[cells])
-    return Move(choice, 1, glob[choice], Action.NORMAL)
+    return choice if choice in glob else stop  # glob holds moves only, never the Stop index
 
 
 def path_move_table(is_car: bool, traj: np.ndarray, lane_node_mask: np.ndarray | None) -> np.ndarray:
@@ -182,3 +192,9 @@ LOCAL_TABLE: dict[Kind, tuple[tuple[int, ...], ...]] = {
     k: tuple(tuple(local_moves(k, _holds_of(c))) for c in range(16)) for k in Kind}
 DECIDED_TABLE: dict[Kind, tuple[Action, ...]] = {
     k: tuple(decided_action(k, _holds_of(c)) for c in range(16)) for k in Kind}
+
+#: ``MOVE_DECODE[is_car][move]`` = (heading, realised action as int) of a non-Stop move index (see :class:`Move`).
+MOVE_DECODE: dict[bool, tuple[tuple[int, int], ...]] = {
+    True: tuple((m % 4, int(_SPEED_ACTION[m // 4 + 1])) for m in range(CAR_STOP)),
+    False: tuple((m, int(Action.NORMAL)) for m in range(PED_STOP)),
+}

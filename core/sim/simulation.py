@@ -18,7 +18,7 @@ from ..errors import ConfigError
 from ..world import AgentTable, WorldSnapshot
 from .config import SimConfig
 from .episode import EpisodeBuffer
-from .movement import DECIDED_TABLE, LOCAL_TABLE, move_from, path_move_table
+from .movement import CAR_STOP, DECIDED_TABLE, LOCAL_TABLE, MOVE_DECODE, PED_STOP, move_choice, path_move_table
 from .replay import config_texts
 
 #: Steps an agent waits on its goal before starting a new trip (reference REACH_GOAL_WAITING, §2.5).
@@ -65,6 +65,11 @@ class Simulation:
         self.city = config.city
         self.agents: AgentTable = config.agents.table()
         self.kinds = [Kind(int(k)) for k in self.agents.kinds]
+        # per agent, for the step loop (kinds never change): (is car, local move lists by holds code, decided
+        # action by holds code as ints, Stop move index, move decoder)
+        self._kind_rows = [(k == Kind.CAR, LOCAL_TABLE[k], tuple(int(a) for a in DECIDED_TABLE[k]),
+                            CAR_STOP if k == Kind.CAR else PED_STOP, MOVE_DECODE[k == Kind.CAR])
+                           for k in self.kinds]
         self.program = config.program
         self.engine_name = engine or config.engine
         self.engine = make_engine(self.engine_name, self.program)
@@ -262,9 +267,9 @@ class Simulation:
         reach_goal = self.reach_goal
         waiting = reach_goal.tolist()
         for i in range(n):
-            kind = self.kinds[i]
+            is_car, local_table, decided_table, stop, decode = self._kind_rows[i]
             code = codes[i]
-            decided_l[i] = int(DECIDED_TABLE[kind][code])
+            decided_l[i] = decided_table[code]
             pr, pc = pos_l[i]
             # goal logic (§2.5): flag on arrival, wait, then start a new trip and move this same step
             if not waiting[i] and pr == goal_l[i][0] and pc == goal_l[i][1]:
@@ -281,14 +286,14 @@ class Simulation:
                 pos_l[i] = self.positions[i].tolist()
                 pidx_l[i] = 0
                 head_l[i] = -1
-            k = pidx_l[i]
-            move = move_from(kind, LOCAL_TABLE[kind][code], self._global_moves(i, k), k, rng)
-            if move.is_stop:
+            glob = self._global_moves(i, pidx_l[i])
+            move = move_choice(is_car, local_table[code], glob, rng)  # = movement.move_from, unboxed
+            if move == stop:
                 continue
-            pos_l[i] = self._move_cache[i][3][move.path_index]
-            pidx_l[i] = move.path_index
-            head_l[i] = move.heading
-            realised_l[i] = int(move.realised)
+            j = glob[move]
+            pos_l[i] = self._move_cache[i][3][j]
+            pidx_l[i] = j
+            head_l[i], realised_l[i] = decode[move]
         self.positions[:] = pos_l
         self.path_index[:] = pidx_l
         self.headings[:] = head_l
