@@ -64,32 +64,64 @@ def walk_path(city: CityMap, start, goal) -> np.ndarray:
     parent = {s: -1}
     closed = set()
     h0 = abs(sr - tr) + abs(sc - tc)
-    heap = [(h0, h0, s)]
+    # Heap entries are the triples (f, h, cell) ordered lexicographically, packed into one int
+    # ((f * hb + h) * nc + cell, with h < hb and cell < nc) because heapq compares ints much faster than tuples.
+    hb, nc = h + w, h * w
+    heap = [(h0 * hb + h0) * nc + s]
     pop, push = heapq.heappop, heapq.heappush
-    last_row = (h - 1) * w
+    last_row, last_col = h - 1, w - 1
+    # Why this loop is shaped like this (the hot part of pedestrian re-planning):
+    # * heap entries (f, h, cell) are all distinct (a cell is re-pushed only with a smaller g, hence f), so the
+    #   pop order — and therefore the path — does not depend on the order in which neighbours are pushed;
+    # * a neighbour's heuristic is the popped cell's h ± 1 (one step changes exactly one coordinate by one);
+    # * closed neighbours need no test: Manhattan distance is consistent (every step costs ≥ 1), so a closed
+    #   cell's g is already optimal and ``gv < g[v]`` can never hold for it.
     while heap:
-        _, _, u = pop(heap)
+        fh, u = divmod(pop(heap), nc)
         if u == t:
             break
         if u in closed:
             continue
         closed.add(u)
+        hu = fh % hb
         gu = g[u]
         ur, uc = divmod(u, w)
-        # Neighbours: up, down, left, right (within the map).
-        for v, vr, vc in ((u - w, ur - 1, uc) if u >= w else (-1, 0, 0),
-                          (u + w, ur + 1, uc) if u < last_row else (-1, 0, 0),
-                          (u - 1, ur, uc - 1) if uc > 0 else (-1, 0, 0),
-                          (u + 1, ur, uc + 1) if uc < w - 1 else (-1, 0, 0)):
-            if v < 0 or v in closed:
-                continue
+        if ur > 0:  # up
+            v = u - w
             gv = gu + cost[v]
             old = g.get(v)
             if old is None or gv < old:
                 g[v] = gv
                 parent[v] = u
-                hv = (vr - tr if vr > tr else tr - vr) + (vc - tc if vc > tc else tc - vc)
-                push(heap, (gv + hv, hv, v))
+                hv = hu - 1 if ur > tr else hu + 1
+                push(heap, ((gv + hv) * hb + hv) * nc + v)
+        if ur < last_row:  # down
+            v = u + w
+            gv = gu + cost[v]
+            old = g.get(v)
+            if old is None or gv < old:
+                g[v] = gv
+                parent[v] = u
+                hv = hu - 1 if ur < tr else hu + 1
+                push(heap, ((gv + hv) * hb + hv) * nc + v)
+        if uc > 0:  # left
+            v = u - 1
+            gv = gu + cost[v]
+            old = g.get(v)
+            if old is None or gv < old:
+                g[v] = gv
+                parent[v] = u
+                hv = hu - 1 if uc > tc else hu + 1
+                push(heap, ((gv + hv) * hb + hv) * nc + v)
+        if uc < last_col:  # right
+            v = u + 1
+            gv = gu + cost[v]
+            old = g.get(v)
+            if old is None or gv < old:
+                g[v] = gv
+                parent[v] = u
+                hv = hu - 1 if uc < tc else hu + 1
+                push(heap, ((gv + hv) * hb + hv) * nc + v)
     else:  # pragma: no cover - the grid is connected through expensive cells, so the goal is always found
         raise RouteError(f"no walking path from {(sr, sc)} to {(tr, tc)}")
     out = []
