@@ -17,7 +17,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..codes import ACTION_INDEX, Action
+from ..codes import ACTION_INDEX, ACTION_NAMES, Action
 from .decisions import Decisions, TaskCheck, task_violations
 from .grounding import Interpretation
 from .ontology import Ontology
@@ -306,6 +306,31 @@ class CompiledEngine:
         cons = program.constraints
         self.constraints = group(cons) if cons else None
         self._rows_e: dict[int, np.ndarray] = {}
+        self._prepare_selection(lits)
+
+    def _prepare_selection(self, lits: list[list[_Lit]]) -> None:
+        """Index tables for choosing, after all heads are known, each head's fired clause in one pass.
+
+        Why this is exact: the program is acyclic, so a clause's action literals only name heads of lower
+        strata (or never-defined actions) — values that are already final when its head is evaluated. A
+        clause body recomputed with the *final* action values is therefore the body the head saw."""
+        clauses = self.program.clauses
+        n = len(clauses)
+        acts = [[lt.slot + (0 if lt.positive else 4) for lt in ls if lt.kind == "act"] for ls in lits]
+        width = max([len(a) for a in acts] + [0])
+        # every clause's action literals [C, W] (padded with the true row); None when no clause has any
+        self._all_idxa = np.array([a + [_A_TRUE] * (width - len(a)) for a in acts], dtype=np.int64) \
+            if width else None
+        # per action (Slow, Normal, Fast, Stop): its clause rows in file order, padded by repeating the last
+        # row (argmax picks the first true row, so a repeat never wins); undefined actions point at row 0
+        per_action = [[c.id for c in self.program.clauses_for(name)] if name in self.program.heads else []
+                      for name in ACTION_NAMES]
+        rmax = max([len(r) for r in per_action] + [1])
+        self._sel_rows = np.array([(r or [0]) + [(r or [0])[-1]] * (rmax - len(r or [0])) for r in per_action],
+                                  dtype=np.int64) if n else np.zeros((4, 1), dtype=np.int64)
+        self._clause_ids = np.array([c.id for c in clauses], dtype=np.int32)
+        self._act_template = np.ones((9, 1), dtype=bool)
+        self._act_template[:4] = False
 
     def _bases(self, interp: Interpretation) -> tuple[np.ndarray, np.ndarray]:
         """Body truth without action literals [C, E] and local witnesses [C, E, V]."""
@@ -335,59 +360,64 @@ class CompiledEngine:
     def decide(self, interp: Interpretation) -> Decisions:
         e = interp.valid.shape[0]
         v = self.v
-        holds = np.zeros((e, 4), dtype=bool)
-        clause = np.full((e, 4), -1, dtype=np.int32)
-        unsat = np.zeros(e, dtype=bool)
-        violated = np.full(e, -1, dtype=np.int32)
         egos = interp.ent[:, 0].astype(np.int32) if e else np.zeros(0, np.int32)
-        if e == 0:
-            return Decisions(self.program, interp.names, egos, holds, clause, np.full((0, 4, v), -1, np.int32),
-                             unsat, violated, np.full((0, v), -1, np.int32))
+        if e == 0 or not len(self.program.clauses):
+            return self._nothing_holds(interp, egos)
         base, wit = self._bases(interp)
-        acts = np.ones((9, e), dtype=bool)
-        acts[:4] = False
         arange = self._rows_e.get(e)
         if arange is None:
             arange = self._rows_e[e] = np.arange(e)
-        wsel = np.full((e, 4, max(v, 1)), -1, dtype=np.int64)
-        for a, rows, idxa, ids in self.heads:
+        # heads in stratum order: only whether each holds (the fired clause is chosen afterwards)
+        acts = np.repeat(self._act_template, e, axis=1)  # rows 0-3 action a, 4-7 not a, 8 true
+        for a, rows, idxa, _ in self.heads:
             body = base[rows]
             if idxa is not None:
-                body = body & acts[idxa].all(axis=1)
-            h = body.any(axis=0) if len(rows) > 1 else body[0]
-            holds[:, a] = h
+                body &= acts[idxa].all(axis=1)
+            h = body.any(axis=0)
             acts[a] = h
-            acts[4 + a] = ~h
-            if h.any():  # which clause fired and its binding (skipped when the head holds nowhere)
-                first = body.argmax(axis=0)
-                clause[:, a] = np.where(h, ids[first], -1)
-                wsel[:, a] = wit[rows[first], arange]
-        vsel = np.full((e, max(v, 1)), -1, dtype=np.int64)
+            np.logical_not(h, out=acts[4 + a])
+        full = base if self._all_idxa is None else base & acts[self._all_idxa].all(axis=1)  # [C, E]
+        holds = np.ascontiguousarray(acts[:4].T)
+        # per action: the first clause whose full body holds (rows of _sel_rows), and its local witness
+        first = full[self._sel_rows].argmax(axis=1)                         # [4, E] position in the row list
+        fired_row = np.take_along_axis(self._sel_rows, first, axis=1).T     # [E, 4] clause row
+        unsat = np.zeros(e, dtype=bool)
+        violated = np.full(e, -1, dtype=np.int32)
+        vwit = np.full((e, v), -1, dtype=np.int32)
+        ent_pad = self._padded_ent(interp)
         if self.constraints is not None:
-            rows, idxa, ids = self.constraints
-            body = base[rows]
-            if idxa is not None:
-                body = body & acts[idxa].all(axis=1)
+            rows, _, ids = self.constraints
+            body = full[rows]
             unsat = body.any(axis=0)
             if unsat.any():
-                first = body.argmax(axis=0)
-                violated = np.where(unsat, ids[first], -1).astype(np.int32)
-                vsel = np.where(unsat[:, None], wit[rows[first], arange], -1)
+                cfirst = body.argmax(axis=0)
+                violated = np.where(unsat, ids[cfirst], -1).astype(np.int32)
                 holds[unsat] = False
-                clause[unsat] = -1
-        # local witness → global agent index, only where the clause fired
-        ent = interp.ent
-        if holds.any() and v:
-            wsel = np.where(holds[:, :, None], wsel, -1)[:, :, :v]
-            witness = np.where(wsel >= 0, ent[arange[:, None, None], np.maximum(wsel, 0)], -1).astype(np.int32)
-        else:
-            witness = np.full((e, 4, v), -1, dtype=np.int32)
-        if unsat.any() and v:
-            vsel = vsel[:, :v]
-            vwit = np.where(vsel >= 0, ent[arange[:, None], np.maximum(vsel, 0)], -1).astype(np.int32)
-        else:
-            vwit = np.full((e, v), -1, dtype=np.int32)
+                if v:
+                    vsel = np.where(unsat[:, None], wit[rows[cfirst], arange][:, :v], -1)
+                    vwit = ent_pad[arange[:, None], vsel]
+        clause = np.where(holds, self._clause_ids[fired_row], -1).astype(np.int32)
+        # local witness → global agent index (-1 stays -1: it selects ent_pad's padding column), only where
+        # the clause fired
+        wsel = np.where(holds[:, :, None], wit[fired_row, arange[:, None]][:, :, :v], -1)
+        witness = ent_pad[arange[:, None, None], wsel]
         return Decisions(self.program, interp.names, egos, holds, clause, witness, unsat, violated, vwit)
+
+    def _nothing_holds(self, interp: Interpretation, egos: np.ndarray) -> Decisions:
+        """No ego, or an empty program: nothing derived (every ego defaults to Normal)."""
+        e, v = interp.valid.shape[0], self.v
+        return Decisions(self.program, interp.names, egos, np.zeros((e, 4), dtype=bool),
+                         np.full((e, 4), -1, dtype=np.int32), np.full((e, 4, v), -1, dtype=np.int32),
+                         np.zeros(e, dtype=bool), np.full(e, -1, dtype=np.int32), np.full((e, v), -1, dtype=np.int32))
+
+    @staticmethod
+    def _padded_ent(interp: Interpretation) -> np.ndarray:
+        """int32 [E, K+1]: the domains plus a last column of -1, so that indexing with a local witness of -1
+        (unbound) yields -1 directly."""
+        ent = interp.ent
+        out = np.full((ent.shape[0], ent.shape[1] + 1), -1, dtype=np.int32)
+        out[:, :-1] = ent
+        return out
 
 
 class TaskChecker:
