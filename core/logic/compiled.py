@@ -132,13 +132,15 @@ class _FlatGroup:
         self.no_act = bool((self.idxa == _A_TRUE).all())
         self.var_rows = np.asarray(self.has_var, dtype=bool)
 
-    def evaluate(self, t0: np.ndarray, t1: np.ndarray, acts: np.ndarray, valid: np.ndarray
+    def evaluate(self, t0: np.ndarray, t1: np.ndarray, acts: np.ndarray | None, valid: np.ndarray
              ) -> tuple[np.ndarray, np.ndarray]:
-        """bodies bool [C, E] and witness local index [C, E] (-1 when the clause has no variable)."""
+        """bodies bool [C, E] and witness local index [C, E] (-1 when the clause has no variable); ``acts``
+        may be None when the group was compiled without action literals."""
         c = len(self.rows)
         e = valid.shape[0]
         body = np.ones((c, e), dtype=bool) if self.no_ego else t0[self.idx0].all(axis=1)
         if not self.no_act:
+            assert acts is not None
             body &= acts[self.idxa].all(axis=1)
         if self.any_var:
             m = t1[self.idx1].all(axis=1)  # the domain mask is one of the gathered slices
@@ -177,17 +179,15 @@ class _WideClause:
         ego = t0[self.idx0].all(axis=0)
         if acts is not None:
             ego &= acts[self.idxa].all(axis=0)
-        wit = np.full((e, m), -1, dtype=np.int64)
-        rows = np.nonzero(ego)[0]
+        rows = np.flatnonzero(ego)
         if len(rows) == 0:
-            return ego, wit
+            return ego, _minus_ones((e, m))
         r = len(rows)
-        sub = t1[:, rows]
         acc: np.ndarray | None = None
-        for i, idx in enumerate(self.per_var):
+        for i, idx in enumerate(self.per_var):  # each variable's domain mask and one-variable literals
             shape = [r] + [1] * m
             shape[1 + i] = k
-            u = sub[idx].all(axis=0).reshape(shape)
+            u = t1[idx[:, None], rows].all(axis=0).reshape(shape)
             acc = u if acc is None else acc & u
         assert acc is not None
         for pred, (i, j), positive in self.pairs:
@@ -200,15 +200,20 @@ class _WideClause:
             acc = acc & (b if positive else ~b)
         flat = acc.reshape(r, -1)
         hit = flat.any(axis=1)
-        first = flat.argmax(axis=1)
-        idx_ = np.empty((r, m), dtype=np.int64)  # unravel the flat index (row-major, first variable major)
-        for i in range(m - 1, -1, -1):
-            idx_[:, i] = first % k
-            first = first // k
+        # the first true binding in row-major order (first variable major), unravelled to one index per variable
+        first = np.stack(np.unravel_index(flat.argmax(axis=1), (k,) * m), axis=1)
         body = np.zeros(e, dtype=bool)
         body[rows] = hit
-        wit[rows] = np.where(hit[:, None], idx_, -1)
+        wit = _minus_ones((e, m))
+        wit[rows] = np.where(hit[:, None], first, -1)
         return body, wit
+
+
+def _minus_ones(shape: tuple[int, ...], dtype: type = np.int64) -> np.ndarray:
+    """``np.full(shape, -1)`` without its Python-level overhead (called several times per step)."""
+    out = np.empty(shape, dtype=dtype)
+    out.fill(-1)
+    return out
 
 
 class _ClauseSet:
@@ -305,7 +310,6 @@ class CompiledEngine:
         self.heads = [(ACTION_INDEX[h], *group(program.clauses_for(h))) for h in program.heads]
         cons = program.constraints
         self.constraints = group(cons) if cons else None
-        self._rows_e: dict[int, np.ndarray] = {}
         self._prepare_selection(lits)
 
     def _prepare_selection(self, lits: list[list[_Lit]]) -> None:
@@ -328,9 +332,21 @@ class CompiledEngine:
         rmax = max([len(r) for r in per_action] + [1])
         self._sel_rows = np.array([(r or [0]) + [(r or [0])[-1]] * (rmax - len(r or [0])) for r in per_action],
                                   dtype=np.int64) if n else np.zeros((4, 1), dtype=np.int64)
+        self._sel_flat = self._sel_rows.ravel()
+        self._sel_off = (np.arange(4) * self._sel_rows.shape[1])[:, None]
         self._clause_ids = np.array([c.id for c in clauses], dtype=np.int32)
-        self._act_template = np.ones((9, 1), dtype=bool)
-        self._act_template[:4] = False
+        self._per_e: dict[int, tuple[np.ndarray, ...]] = {}
+
+    def _templates(self, e: int) -> tuple[np.ndarray, ...]:
+        """Per ego count (memoised; callers copy what they modify): arange(E), the initial action table
+        [9, E] (rows 0-3 action a = False, 4-7 not a = True, 8 true), int32 [E] of -1, int32 [E, V] of -1."""
+        t = self._per_e.get(e)
+        if t is None:
+            acts = np.ones((9, e), dtype=bool)
+            acts[:4] = False
+            t = self._per_e[e] = (np.arange(e), acts, np.full(e, -1, dtype=np.int32),
+                                  np.full((e, self.v), -1, dtype=np.int32))
+        return t
 
     def _bases(self, interp: Interpretation) -> tuple[np.ndarray, np.ndarray]:
         """Body truth without action literals [C, E] and local witnesses [C, E, V]."""
@@ -339,16 +355,16 @@ class CompiledEngine:
         v = max(self.v, 1)
         t0, t1 = self.slots.tables(interp)
         if self.flat is not None and not self.wide:
-            body, w = self.flat.evaluate(t0, t1, np.ones((9, e), dtype=bool), interp.valid)
+            body, w = self.flat.evaluate(t0, t1, None, interp.valid)  # compiled without action literals
             wit = np.empty((c, e, v), dtype=np.int64)
             wit[:, :, 0] = w
             if v > 1:
                 wit[:, :, 1:] = -1
             return body, wit
         body = np.zeros((c, e), dtype=bool)
-        wit = np.full((c, e, v), -1, dtype=np.int64)
+        wit = _minus_ones((c, e, v))
         if self.flat is not None:
-            b, w = self.flat.evaluate(t0, t1, np.ones((9, e), dtype=bool), interp.valid)
+            b, w = self.flat.evaluate(t0, t1, None, interp.valid)
             body[self.flat.rows] = b
             wit[self.flat.rows, :, 0] = w
         for wc in self.wide:
@@ -364,11 +380,9 @@ class CompiledEngine:
         if e == 0 or not len(self.program.clauses):
             return self._nothing_holds(interp, egos)
         base, wit = self._bases(interp)
-        arange = self._rows_e.get(e)
-        if arange is None:
-            arange = self._rows_e[e] = np.arange(e)
+        arange, acts, violated, vwit = self._templates(e)
         # heads in stratum order: only whether each holds (the fired clause is chosen afterwards)
-        acts = np.repeat(self._act_template, e, axis=1)  # rows 0-3 action a, 4-7 not a, 8 true
+        acts = acts.copy()
         for a, rows, idxa, _ in self.heads:
             body = base[rows]
             if idxa is not None:
@@ -379,11 +393,10 @@ class CompiledEngine:
         full = base if self._all_idxa is None else base & acts[self._all_idxa].all(axis=1)  # [C, E]
         holds = np.ascontiguousarray(acts[:4].T)
         # per action: the first clause whose full body holds (rows of _sel_rows), and its local witness
-        first = full[self._sel_rows].argmax(axis=1)                         # [4, E] position in the row list
-        fired_row = np.take_along_axis(self._sel_rows, first, axis=1).T     # [E, 4] clause row
+        first = full[self._sel_rows].argmax(axis=1)                   # [4, E] position in the row list
+        fired_row = self._sel_flat[first + self._sel_off].T           # [E, 4] clause row
         unsat = np.zeros(e, dtype=bool)
-        violated = np.full(e, -1, dtype=np.int32)
-        vwit = np.full((e, v), -1, dtype=np.int32)
+        violated, vwit = violated.copy(), vwit.copy()
         ent_pad = self._padded_ent(interp)
         if self.constraints is not None:
             rows, _, ids = self.constraints
@@ -415,8 +428,9 @@ class CompiledEngine:
         """int32 [E, K+1]: the domains plus a last column of -1, so that indexing with a local witness of -1
         (unbound) yields -1 directly."""
         ent = interp.ent
-        out = np.full((ent.shape[0], ent.shape[1] + 1), -1, dtype=np.int32)
+        out = np.empty((ent.shape[0], ent.shape[1] + 1), dtype=np.int32)
         out[:, :-1] = ent
+        out[:, -1] = -1
         return out
 
 

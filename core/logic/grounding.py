@@ -542,14 +542,20 @@ class Grounding(Interpretation):
         self._geom: _PairGeom | None = None
         self._dense = dense
         self._unary_stack: np.ndarray | None = None
-        # dense scenes: every binary predicate's [N, N] table in one [B, N, N] array (ontology.binary order) so
-        # that one fancy index gathers slices of several predicates; rows are computed on first use
+        # Dense scenes keep every global truth value in one flat bool buffer — [N ones | unary [U, N] | pair
+        # tables [B, N, N]] (ontology order) — so that any set of per-view slices, of any predicates and kinds,
+        # is one integer-array gather (see var_slices). The ones row is the source of the domain mask. Unary
+        # and pair rows are filled in on first use.
+        self._flat: np.ndarray | None = None
         self._pairs: np.ndarray | None = None
         self._pair_done: list[bool] = []
+        self._offsets: dict[str, np.ndarray] = {}
         if dense is not None:
-            n = len(self.names)
-            self._pairs = np.empty((len(self.ontology.binary), n, n), dtype=bool)
-            self._pair_done = [False] * len(self.ontology.binary)
+            n, nu, nb = len(self.names), len(self.ontology.unary), len(self.ontology.binary)
+            self._flat = np.empty(n + nu * n + nb * n * n, dtype=bool)
+            self._flat[:n] = True
+            self._pairs = self._flat[n + nu * n:].reshape(nb, n, n)
+            self._pair_done = [False] * nb
             for name, table in (pair_tables or {}).items():
                 row = grounder._binary_row[name]
                 self._pairs[row] = table
@@ -577,7 +583,12 @@ class Grounding(Interpretation):
             with self._lock:
                 us = self._unary_stack
                 if us is None:
-                    us = self._st.unary_rows.copy()
+                    if self._flat is not None:  # fill the unary part of the flat buffer
+                        n = len(self.names)
+                        us = self._flat[n: n + len(self.ontology.unary) * n].reshape(-1, n)
+                        us[...] = self._st.unary_rows
+                    else:
+                        us = self._st.unary_rows.copy()
                     gr, st = self.grounder, self._st
                     r, c = self._pos[:, 0], self._pos[:, 1]
                     for row, grounding in gr._spatial_unary:
@@ -656,58 +667,92 @@ class Grounding(Interpretation):
                     self._binary_local[pred] = v
         return v
 
-    # Gather plans (why): the compiled engine reads ~15 one-variable slices per step; in a dense scene each is
-    # one row of a global table indexed by the domain matrix, so all slices of one kind come out of a single
-    # fancy-index gather. A plan groups the requested keys by kind once per key tuple.
-    def _slice_plan(self, keys: tuple[tuple[str, str], ...], ego: bool) -> tuple:
-        """Per kind: (slots, gather index of the source rows [R, 1, 1], the source rows), cached per keys."""
+    # Gather plans (why): the compiled engine reads ~15 one-variable slices per step. In a dense scene each is
+    # "flat buffer at (row offset + per-view position offset)", where the per-view offsets depend only on the
+    # slice kind (P(V): ent, P(X, V): ego·N + ent, ...), so all slices come out of one integer-array gather.
+    # A plan (cached per key tuple and N) holds each slot's row offset and kind.
+    _KINDS = ("valid", "u", "bxv", "bvx", "bvv")
+
+    def _slice_plan(self, keys: tuple[tuple[str, str], ...]) -> tuple:
+        n = len(self.names)
         plans = self.grounder._slice_plans
-        plan = plans.get((ego, keys))
+        plan = plans.get((keys, n))
         if plan is None:
             gr = self.grounder
-            groups: dict[str, tuple[list[int], list[int]]] = {}
-            for slot, (kind, p) in enumerate(keys):
-                slots, srcs = groups.setdefault(kind, ([], []))
-                slots.append(slot)
-                srcs.append(0 if kind == "valid" else gr._unary_row[p] if kind == "u" else gr._binary_row[p])
-            plan = tuple((kind, np.asarray(slots, dtype=np.int64), np.asarray(srcs, dtype=np.int64)[:, None, None],
-                          tuple(srcs)) for kind, (slots, srcs) in groups.items())
-            plans[(ego, keys)] = plan
+            pair_base = n + len(self.ontology.unary) * n
+            bases, kinds, pair_rows = [], [], []
+            for kind, p in keys:
+                if kind == "valid":
+                    bases.append(0)
+                elif kind == "u":
+                    bases.append(n + gr._unary_row[p] * n)
+                else:
+                    pair_rows.append(gr._binary_row[p])
+                    bases.append(pair_base + gr._binary_row[p] * n * n)
+                kinds.append("u" if kind == "valid" else kind)  # the ones row is read like a unary row
+            used = tuple(dict.fromkeys(kinds))
+            plan = (np.asarray(bases, dtype=np.int64)[:, None, None], used,
+                    np.asarray([used.index(k) for k in kinds], dtype=np.int64), tuple(dict.fromkeys(pair_rows)),
+                    any(k == "u" for k, _ in keys))
+            plans[(keys, n)] = plan
         return plan
 
+    def _view_offsets(self, kind: str) -> np.ndarray:
+        """int64 [E, K]: position inside one row of the flat buffer of each view entry for a slice kind (see
+        var_slices); padding entries give garbage positions, masked by the caller."""
+        off = self._offsets.get(kind)
+        if off is None:
+            ent = self._offsets.get("u")
+            if ent is None:
+                ent = self._offsets["u"] = self.ent.astype(np.int64)
+            n = len(self.names)
+            if kind == "u":
+                off = ent
+            elif kind == "bxv":
+                off = ent[:, :1] * n + ent
+            elif kind == "bvx":
+                off = ent * n + ent[:, :1]
+            else:  # bvv
+                off = ent * (n + 1)
+            self._offsets[kind] = off
+        return off
+
     def var_slices(self, keys: Sequence[tuple[str, str]]) -> np.ndarray:
-        if self._dense is None:
+        if self._flat is None:
             return super().var_slices(keys)
-        ent = self.ent
-        ego = ent[:, :1]
-        out = np.empty((len(keys),) + ent.shape, dtype=bool)
-        for kind, slots, src, rows in self._slice_plan(tuple(keys), False):
-            if kind == "valid":
-                out[slots] = self.valid
-            elif kind == "u":
-                out[slots] = self._unary_rows()[src, ent]
-            else:
-                pairs = self._pair_rows(rows)
-                if kind == "bxv":
-                    out[slots] = pairs[src, ego, ent]
-                elif kind == "bvx":
-                    out[slots] = pairs[src, ent, ego]
-                else:
-                    out[slots] = pairs[src, ent, ent]
-        out &= self.valid  # padding entries (ent = -1) gathered the last agent's values
+        bases, used, kind_pos, pair_rows, needs_unary = self._slice_plan(tuple(keys))
+        if needs_unary:
+            self._unary_rows()
+        if pair_rows:
+            self._pair_rows(pair_rows)
+        if len(used) == 1:
+            idx = bases + self._view_offsets(used[0])
+        else:
+            idx = bases + np.stack([self._view_offsets(k) for k in used])[kind_pos]
+        out = self._flat[idx]
+        out &= self.valid  # padding entries (ent = -1) read arbitrary buffer positions
         return out
 
     def ego_slices(self, keys: Sequence[tuple[str, str]]) -> np.ndarray:
-        if self._dense is None:
+        if self._flat is None:
             return super().ego_slices(keys)
-        ego = self.ent[:, 0]
-        out = np.empty((len(keys), len(ego)), dtype=bool)
-        for kind, slots, src, rows in self._slice_plan(tuple(keys), True):
-            if kind == "u":
-                out[slots] = self._unary_rows()[src[:, :, 0], ego]
-            else:  # P(X, X): the diagonal of a pair table, which is always False
-                out[slots] = False
+        out = np.zeros((len(keys), self.ent.shape[0]), dtype=bool)  # P(X, X) is always False (diagonal)
+        unary = [i for i, (kind, _) in enumerate(keys) if kind == "u"]
+        if unary:
+            rows = self._unary_rows()
+            if len(unary) == len(keys):
+                out = rows[self._ego_rows(tuple(keys))[:, None], self.ent[:, 0]]
+            else:
+                out[unary] = rows[self._ego_rows(tuple(keys[i] for i in unary))[:, None], self.ent[:, 0]]
         return out
+
+    def _ego_rows(self, keys: tuple[tuple[str, str], ...]) -> np.ndarray:
+        """Unary row index of each ("u", P) key, cached per key tuple."""
+        plans = self.grounder._slice_plans
+        rows = plans.get(("ego", keys))
+        if rows is None:
+            rows = plans[("ego", keys)] = np.asarray([self.grounder._unary_row[p] for _, p in keys], dtype=np.int64)
+        return rows
 
     # -- binary predicate implementations ------------------------------------------------------------------------
     def _compute_binary(self, p: Predicate, geom: _PairGeom) -> np.ndarray:
