@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import threading
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -335,20 +335,18 @@ class Grounder:
             return Grounding(self, snapshot, st, ent, ent >= 0, {})
         boxes = self.fov_boxes(pos, head)
         lim = self._view_limits(n, view_limits) if view_limits else None
-        if n <= DENSE_PAIR_AGENTS:
-            m = box_mask(pos, boxes)
-            # every ego inside its own box is the normal case (positions on the map); else the general path
-            ent = _domains_from_mask(m, lim) if m.diagonal().all() else _domains_from_pairs(*np.nonzero(m), n, lim)
-        else:
+        if n > DENSE_PAIR_AGENTS:
             ent = _domains_from_pairs(*box_members(pos, boxes), n, lim)
-        if n <= DENSE_PAIR_AGENTS:
-            geom = _PairGeom.all_pairs(pos, *self._dense_indices(n))
-            coins, tables = {}, {}
-            for p in self._colliding:  # ontology order: the order of the rng draws
-                coins[p.name], tables[p.name] = self._draw_coins_dense(p, geom, head, st, rng)
-            return Grounding(self, snapshot, st, ent, ent >= 0, coins, dense=geom, pair_tables=tables)
-        coins = {p.name: self._draw_coins(p, pos, head, st, rng) for p in self._colliding}
-        return Grounding(self, snapshot, st, ent, ent >= 0, coins)
+            coins = {p.name: self._draw_coins(p, pos, head, st, rng) for p in self._colliding}
+            return Grounding(self, snapshot, st, ent, ent >= 0, coins)
+        m = box_mask(pos, boxes)
+        # every ego inside its own box is the normal case (positions on the map); else the general path
+        ent = _domains_from_mask(m, lim) if m.diagonal().all() else _domains_from_pairs(*np.nonzero(m), n, lim)
+        geom = _PairGeom.all_pairs(pos, *self._dense_indices(n))
+        coins, tables = {}, {}
+        for p in self._colliding:  # ontology order: the order of the rng draws
+            coins[p.name], tables[p.name] = self._draw_coins_dense(p, geom, head, st, rng)
+        return Grounding(self, snapshot, st, ent, ent >= 0, coins, dense=geom, pair_tables=tables)
 
     def _view_limits(self, n: int, view_limits: Mapping[int, int]) -> np.ndarray:
         """int64 [N]: the domain size cap per ego (no cap = int64 max), memoised per limits (a simulation passes
@@ -413,7 +411,6 @@ class Grounder:
             keys = a[need] * n + b[need]  # sorted: box_members orders by (query, agent) and idx ascends
         vals = rng.random(len(keys)) < float(pred.params["coin"])
         return keys, vals
-
 
     def _draw_coins_dense(self, pred: Predicate, g: _PairGeom, head: np.ndarray, st: _AgentStatic,
                           rng: np.random.Generator) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray]:
@@ -513,6 +510,16 @@ def _coin_needed(pred: Predicate, g: _PairGeom, head: np.ndarray, reach2: np.nda
     base, ahead = _colliding_parts(pred, g, head, reach2)
     same = g.d2 == 0
     return base & (same | (~is_car[g.a] & ahead))
+
+
+class _SlicePlan(NamedTuple):
+    """How :meth:`Grounding.var_slices` gathers a key tuple from the flat buffer."""
+
+    bases: np.ndarray                # int64 [S, 1, 1]: each slot's row start in the buffer
+    kinds: tuple[str, ...]           # the distinct view-offset kinds used ("u", "bxv", "bvx", "bvv")
+    kind_of_slot: np.ndarray         # int64 [S]: index into ``kinds`` per slot
+    pair_rows: tuple[int, ...]       # pair-table rows that must be computed first
+    needs_unary: bool                # whether the unary rows must be filled first
 
 
 class Grounding(Interpretation):
@@ -670,10 +677,7 @@ class Grounding(Interpretation):
     # Gather plans (why): the compiled engine reads ~15 one-variable slices per step. In a dense scene each is
     # "flat buffer at (row offset + per-view position offset)", where the per-view offsets depend only on the
     # slice kind (P(V): ent, P(X, V): ego·N + ent, ...), so all slices come out of one integer-array gather.
-    # A plan (cached per key tuple and N) holds each slot's row offset and kind.
-    _KINDS = ("valid", "u", "bxv", "bvx", "bvv")
-
-    def _slice_plan(self, keys: tuple[tuple[str, str], ...]) -> tuple:
+    def _slice_plan(self, keys: tuple[tuple[str, str], ...]) -> "_SlicePlan":
         n = len(self.names)
         plans = self.grounder._slice_plans
         plan = plans.get((keys, n))
@@ -691,10 +695,10 @@ class Grounding(Interpretation):
                     bases.append(pair_base + gr._binary_row[p] * n * n)
                 kinds.append("u" if kind == "valid" else kind)  # the ones row is read like a unary row
             used = tuple(dict.fromkeys(kinds))
-            plan = (np.asarray(bases, dtype=np.int64)[:, None, None], used,
-                    np.asarray([used.index(k) for k in kinds], dtype=np.int64), tuple(dict.fromkeys(pair_rows)),
-                    any(k == "u" for k, _ in keys))
-            plans[(keys, n)] = plan
+            plan = plans[(keys, n)] = _SlicePlan(
+                np.asarray(bases, dtype=np.int64)[:, None, None], used,
+                np.asarray([used.index(k) for k in kinds], dtype=np.int64), tuple(dict.fromkeys(pair_rows)),
+                any(k == "u" for k, _ in keys))
         return plan
 
     def _view_offsets(self, kind: str) -> np.ndarray:
@@ -720,15 +724,15 @@ class Grounding(Interpretation):
     def var_slices(self, keys: Sequence[tuple[str, str]]) -> np.ndarray:
         if self._flat is None:
             return super().var_slices(keys)
-        bases, used, kind_pos, pair_rows, needs_unary = self._slice_plan(tuple(keys))
-        if needs_unary:
+        plan = self._slice_plan(tuple(keys))
+        if plan.needs_unary:
             self._unary_rows()
-        if pair_rows:
-            self._pair_rows(pair_rows)
-        if len(used) == 1:
-            idx = bases + self._view_offsets(used[0])
+        if plan.pair_rows:
+            self._pair_rows(plan.pair_rows)
+        if len(plan.kinds) == 1:
+            idx = plan.bases + self._view_offsets(plan.kinds[0])
         else:
-            idx = bases + np.stack([self._view_offsets(k) for k in used])[kind_pos]
+            idx = plan.bases + np.stack([self._view_offsets(k) for k in plan.kinds])[plan.kind_of_slot]
         out = self._flat[idx]
         out &= self.valid  # padding entries (ent = -1) read arbitrary buffer positions
         return out
@@ -736,23 +740,18 @@ class Grounding(Interpretation):
     def ego_slices(self, keys: Sequence[tuple[str, str]]) -> np.ndarray:
         if self._flat is None:
             return super().ego_slices(keys)
-        out = np.zeros((len(keys), self.ent.shape[0]), dtype=bool)  # P(X, X) is always False (diagonal)
-        unary = [i for i, (kind, _) in enumerate(keys) if kind == "u"]
-        if unary:
-            rows = self._unary_rows()
-            if len(unary) == len(keys):
-                out = rows[self._ego_rows(tuple(keys))[:, None], self.ent[:, 0]]
-            else:
-                out[unary] = rows[self._ego_rows(tuple(keys[i] for i in unary))[:, None], self.ent[:, 0]]
-        return out
-
-    def _ego_rows(self, keys: tuple[tuple[str, str], ...]) -> np.ndarray:
-        """Unary row index of each ("u", P) key, cached per key tuple."""
+        keys = tuple(keys)
         plans = self.grounder._slice_plans
-        rows = plans.get(("ego", keys))
-        if rows is None:
-            rows = plans[("ego", keys)] = np.asarray([self.grounder._unary_row[p] for _, p in keys], dtype=np.int64)
-        return rows
+        plan = plans.get(("ego", keys))
+        if plan is None:  # (slots of the unary keys, their unary rows [S', 1])
+            slots = [i for i, (kind, _) in enumerate(keys) if kind == "u"]
+            plan = plans[("ego", keys)] = (np.asarray(slots, dtype=np.int64), np.asarray(
+                [self.grounder._unary_row[keys[i][1]] for i in slots], dtype=np.int64)[:, None])
+        slots, rows = plan
+        out = np.zeros((len(keys), self.ent.shape[0]), dtype=bool)  # P(X, X) is always False (diagonal)
+        if len(slots):
+            out[slots] = self._unary_rows()[rows, self.ent[:, 0]]
+        return out
 
     # -- binary predicate implementations ------------------------------------------------------------------------
     def _compute_binary(self, p: Predicate, geom: _PairGeom) -> np.ndarray:
