@@ -180,12 +180,22 @@ class _PairGeom:
     """Pair geometry for first-argument indices ``a`` and second-argument indices ``b`` (broadcastable, -1 =
     none): offsets ``b - a`` and squared distance, plus the mask of real, distinct pairs."""
 
-    __slots__ = ("a", "b", "dr", "dc", "d2", "ok", "side")
+    __slots__ = ("a", "b", "dr", "dc", "d2", "ok", "side", "complete")
 
-    def __init__(self, a: np.ndarray, b: np.ndarray, dr: np.ndarray, dc: np.ndarray, ok: np.ndarray) -> None:
+    def __init__(self, a: np.ndarray, b: np.ndarray, dr: np.ndarray, dc: np.ndarray, ok: np.ndarray,
+                 complete: bool = False) -> None:
         self.a, self.b, self.dr, self.dc, self.ok = a, b, dr, dc, ok
         self.d2 = dr * dr + dc * dc
         self.side: tuple[np.ndarray, np.ndarray] | None = None  # LeftOf/RightOf intermediate (Grounding._side)
+        self.complete = complete  # a = arange(N)[:, None], b = arange(N)[None, :] (all_pairs)
+
+    def at_a(self, values: np.ndarray) -> np.ndarray:
+        """Per-agent ``values`` of each pair's first argument (a broadcastable view for all_pairs)."""
+        return values[:, None] if self.complete else values[self.a]
+
+    def at_b(self, values: np.ndarray) -> np.ndarray:
+        """Per-agent ``values`` of each pair's second argument (a broadcastable view for all_pairs)."""
+        return values[None, :] if self.complete else values[self.b]
 
     @classmethod
     def of(cls, pos: np.ndarray, a: np.ndarray, b: np.ndarray) -> "_PairGeom":
@@ -197,7 +207,8 @@ class _PairGeom:
         """Every ordered pair of the N agents, as [N, N] arrays (``a`` = row = first argument). ``index`` is
         ``arange(N)`` and ``distinct`` the off-diagonal mask, passed in so that callers can reuse them."""
         r, c = pos[:, 0], pos[:, 1]
-        return cls(index[:, None], index[None, :], r[None, :] - r[:, None], c[None, :] - c[:, None], distinct)
+        return cls(index[:, None], index[None, :], r[None, :] - r[:, None], c[None, :] - c[:, None], distinct,
+                   complete=True)
 
     @classmethod
     def local(cls, pos: np.ndarray, ent: np.ndarray, valid: np.ndarray) -> "_PairGeom":
@@ -261,7 +272,7 @@ class _AgentStatic:
         self.unary_rows.setflags(write=False)
         self.reach = {p.name: grounder.collide_range(p, agents) for p in grounder._colliding}
         #: floor(reach²): d2 <= reach² ⟺ d2 <= floor(reach²) for integer d2
-        self.reach2 = {k: np.floor(v * v).astype(np.int32) for k, v in self.reach.items()}
+        self.reach2 = {k: np.floor(v * v).astype(np.int64) for k, v in self.reach.items()}
 
 
 class Grounder:
@@ -278,6 +289,8 @@ class Grounder:
         self.at_car = inter[0] != 0
         self.at_ped = inter[1] != 0
         self.in_box = inter[2] != 0
+        # the same three layers stacked, for gathering all agents' cells at once
+        self._cell_layers = np.stack([self.at_car, self.at_ped, self.in_box])
         view = ontology.view
         self.fov = f = int(view["fov"])
         b = view["behind"]
@@ -500,8 +513,8 @@ def _straight_ahead(pred: Predicate, g: _PairGeom, head_a: np.ndarray) -> np.nda
 def _colliding_parts(pred: Predicate, g: _PairGeom, head: np.ndarray, reach2: np.ndarray
                      ) -> tuple[np.ndarray, np.ndarray]:
     """(base, ahead): a has moved and b is a distinct agent within a's reach; b is straight ahead of a."""
-    ha = head[g.a]
-    base = g.ok & (ha >= 0) & (g.d2 <= reach2[g.a])
+    ha = g.at_a(head)
+    base = g.ok & (ha >= 0) & (g.d2 <= g.at_a(reach2))
     return base, _straight_ahead(pred, g, ha)
 
 
@@ -509,7 +522,7 @@ def _coin_needed(pred: Predicate, g: _PairGeom, head: np.ndarray, reach2: np.nda
                  is_car: np.ndarray) -> np.ndarray:
     base, ahead = _colliding_parts(pred, g, head, reach2)
     same = g.d2 == 0
-    return base & (same | (~is_car[g.a] & ahead))
+    return base & (same | (~g.at_a(is_car) & ahead))
 
 
 class _SlicePlan(NamedTuple):
@@ -597,12 +610,14 @@ class Grounding(Interpretation):
                     else:
                         us = self._st.unary_rows.copy()
                     gr, st = self.grounder, self._st
-                    r, c = self._pos[:, 0], self._pos[:, 1]
-                    for row, grounding in gr._spatial_unary:
-                        if grounding == "is_at_intersection":
-                            us[row] = (st.is_car & gr.at_car[r, c]) | (st.is_ped & gr.at_ped[r, c])
-                        else:
-                            us[row] = gr.in_box[r, c]
+                    if gr._spatial_unary:
+                        # the three intersection layers at every agent's cell, with one gather
+                        at_car, at_ped, in_box = gr._cell_layers[:, self._pos[:, 0], self._pos[:, 1]]
+                        for row, grounding in gr._spatial_unary:
+                            if grounding == "is_at_intersection":
+                                us[row] = (st.is_car & at_car) | (st.is_ped & at_ped)
+                            else:
+                                us[row] = in_box
                     self._unary_stack = us
         return us
 
@@ -766,7 +781,7 @@ class Grounding(Interpretation):
             return geom.ok & (geom.d2 < _d2_bounds(p)[1])
         if g == "higher_priority":
             pri = self._st.priority
-            return geom.ok & (pri[geom.a] < pri[geom.b])
+            return geom.ok & (geom.at_a(pri) < geom.at_b(pri))
         if g in ("left_of", "right_of"):
             moved, z = self._side(geom)
             return moved & (z > 0) if g == "left_of" else moved & (z < 0)
@@ -778,14 +793,14 @@ class Grounding(Interpretation):
         """(pair ok and Y has moved, z) shared by LeftOf and RightOf on one geometry: X = a, Y = b; Y's heading
         (hr, hc); (rr, rc) = pos_X - pos_Y = -(dr, dc); z = hr*rc - hc*rr, positive on Y's left."""
         if geom.side is None:
-            hb = self._head[geom.b]
+            hb = geom.at_b(self._head)
             geom.side = (geom.ok & (hb >= 0), _DIRS_C[hb] * geom.dr - _DIRS_R[hb] * geom.dc)
         return geom.side
 
     def _colliding(self, p: Predicate, geom: _PairGeom) -> np.ndarray:
         reach2 = self._st.reach2[p.name]
-        ha = self._head[geom.a]
-        base = geom.ok & (ha >= 0) & (geom.d2 <= reach2[geom.a])
+        ha = geom.at_a(self._head)
+        base = geom.ok & (ha >= 0) & (geom.d2 <= geom.at_a(reach2))
         out = np.zeros(base.shape, dtype=bool)
         idx = np.nonzero(base)  # few pairs are within reach: do the angle test on those only
         if len(idx[0]) == 0:
