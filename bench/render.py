@@ -27,7 +27,7 @@ from core.world import AgentTable, WorldSnapshot  # noqa: E402
 
 TARGET_FPS = 50.0
 DEFAULT_MAP = ROOT / "configs" / "maps" / "default.yaml"
-REFERENCE_MAP = ROOT.parent / "shared" / "reference" / "logicity-configs" / "master" / "config" / "maps" / \
+REFERENCE_MAP = ROOT / "tests" / "data" / "reference" / "logicity-configs" / "master" / "config" / "maps" / \
     "square_5x5.yaml"
 
 

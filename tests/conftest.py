@@ -18,12 +18,12 @@ if str(ROOT) not in sys.path:
 
 import pytest  # noqa: E402
 
-#: The reference's data files (read-only test data); tests that need them skip when absent.
-REFERENCE_CONFIGS = (ROOT.parent / "shared" / "reference" / "logicity-configs")
+#: The reference simulator's data files (read-only test data).
+#: A copy ships in tests/data (MIT, see its LICENSE-NOTE.md) so the suite is self-contained in any checkout.
+REFERENCE_CONFIGS = ROOT / "tests" / "data" / "reference" / "logicity-configs"
 
 
 @pytest.fixture(scope="session")
 def reference_configs() -> Path:
-    if not REFERENCE_CONFIGS.exists():
-        pytest.skip("reference configs not available")
+    assert REFERENCE_CONFIGS.exists(), f"test data missing: {REFERENCE_CONFIGS}"
     return REFERENCE_CONFIGS

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-REFERENCE = ROOT.parent / "shared" / "reference" / "logicity-configs"
+REFERENCE = ROOT / "tests" / "data" / "reference" / "logicity-configs"
 REFERENCE_MAP = REFERENCE / "master" / "config" / "maps" / "square_5x5.yaml"
 ROAD_GRAPH = REFERENCE / "master" / "logicity" / "core" / "road_graph.txt"
 DEFAULT_MAP = ROOT / "configs" / "maps" / "default.yaml"

@@ -25,7 +25,7 @@ from core.agents.reference import import_reference_agents  # noqa: E402
 from core.map.io import dumps_map  # noqa: E402
 from core.map.reference import import_reference_map  # noqa: E402
 
-DEFAULT_REFERENCE = ROOT.parent / "shared" / "reference" / "logicity-configs"
+DEFAULT_REFERENCE = ROOT / "tests" / "data" / "reference" / "logicity-configs"
 SPF_MODES = ("easy", "medium", "hard", "expert", "transfer")
 VAP_MODES = ("easy", "hard", "demo")
 SPLITS = ("train", "val", "test")

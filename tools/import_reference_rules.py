@@ -26,7 +26,7 @@ from core.logic import (CompiledEngine, TableInterpretation, TaskChecker, import
                         import_reference_rules, load_ontology, load_rules)
 from core.logic.ontology import Ontology  # noqa: E402
 
-DEFAULT_REFERENCE = ROOT.parent / "shared" / "reference" / "logicity-configs"
+DEFAULT_REFERENCE = ROOT / "tests" / "data" / "reference" / "logicity-configs"
 ONTOLOGIES = ROOT / "configs" / "ontologies"
 RULES = ROOT / "configs" / "rules"
 CREDIT = "LogiCity (github.com/Jaraxxus-Me/LogiCity), MIT License, Copyright (c) 2023 Bowen Li"
