@@ -579,7 +579,12 @@ class MainWindow(QtWidgets.QMainWindow):
             return False
         finally:
             QtWidgets.QApplication.restoreOverrideCursor()
-        self._install_project(project, episode)
+        try:
+            self._install_project(project, episode)
+        except Exception as exc:  # noqa: BLE001 - a project that loads but cannot be shown: report, start clean
+            file, problem = describe_error(exc)
+            self.show_error("Could not show the project", str(p) if file == "(internal error)" else file, problem)
+            return False
         if project.root is not None:
             add_recent(self.settings, project.root)
         elif p.exists():
@@ -861,7 +866,8 @@ class MainWindow(QtWidgets.QMainWindow):
             self.cursorChanged.emit(k)
 
     def _on_timeline_request(self, k: int) -> None:
-        if self.replaying:
+        """The user asked for step k (typed, clicked, dragged): stop playing so the view stays there."""
+        if self.replaying or self.live:
             self.pause()
         self.set_cursor(k)
 
@@ -968,8 +974,9 @@ class MainWindow(QtWidgets.QMainWindow):
         k = min(self.cursor, self.num_steps)
         rep = self.inspector_model.report(self.history, k, self.selected, seed=int(self.history.meta.get("seed", 0)))
         colour = None
-        if self.map.scene_data is not None and self.map.scene_data.step == k:
-            colour = tuple(int(v) for v in self.map.scene_data.rgb[self.selected])
+        sc = self.map.scene_data
+        if sc is not None and sc.step == k and self.selected < len(sc.rgb):
+            colour = tuple(int(v) for v in sc.rgb[self.selected])
         self.inspector.set_report(rep, colour)
 
     def select_agent(self, agent: int | None) -> None:

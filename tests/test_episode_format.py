@@ -25,7 +25,7 @@ def make_buffer(steps=5, n=3):
         buf.append_step(rng.random((n, 4)) > 0.5, rng.integers(0, 4, n), rng.integers(0, 4, n),
                         rng.integers(-1, 5, n), rng.integers(-1, 3, (n, 2)), rng.random(n) > 0.8)
     buf.append_state(rng.integers(0, 50, (n, 2)), rng.integers(-1, 4, n), rng.integers(0, 50, (n, 2)),
-                     np.full(n, steps), np.array([0, 3, 2]), agents)
+                     np.full(n, 3), np.array([0, 3, 2]), agents)  # plan 3 has 4 cells
     return buf
 
 
@@ -43,7 +43,7 @@ def test_round_trip(tmp_path):
         for f in ("holds", "decided", "realised", "fired", "witness", "reached"):
             assert np.array_equal(getattr(ra, f), getattr(rb, f)), f
     cells, idx = ep.plan(5, 1)
-    assert len(cells) == 4 and idx == 5
+    assert len(cells) == 4 and idx == 3
     assert ep.agents.names == buf.agents.names
     assert ep.agents_at(0).concepts["ambulance"][0]
     # numpy can read the arrays too (documented interoperability)
@@ -79,7 +79,8 @@ def test_atomic_save_keeps_old_file_on_failure(tmp_path, monkeypatch):
     assert [p.name for p in tmp_path.iterdir()] == ["ep.npz"]
 
 
-@pytest.mark.parametrize("kind", ["garbage", "nometa", "badjson", "compressed", "missing", "shape", "object"])
+@pytest.mark.parametrize("kind", ["garbage", "nometa", "badjson", "compressed", "missing", "shape", "object",
+                                  "heading", "action", "witness", "pathindex", "dtype"])
 def test_bad_files_give_clear_errors(tmp_path, kind):
     path = tmp_path / f"{kind}.npz"
     good = make_buffer()
@@ -109,6 +110,16 @@ def test_bad_files_give_clear_errors(tmp_path, kind):
             del arrays["holds"]
         elif kind == "shape":
             arrays["decided"] = arrays["decided"][:2]
+        elif kind == "heading":
+            arrays["headings"] = np.full_like(arrays["headings"], 77)
+        elif kind == "action":
+            arrays["decided"] = np.full_like(arrays["decided"], 9)
+        elif kind == "witness":
+            arrays["witness"] = np.full_like(arrays["witness"], 3)
+        elif kind == "pathindex":
+            arrays["path_index"] = np.full_like(arrays["path_index"], 50)
+        elif kind == "dtype":
+            arrays["holds"] = arrays["holds"].astype(np.int8)
         write_episode_file(path, arrays, meta)
         if kind == "object":
             with zipfile.ZipFile(path, "a") as zf:

@@ -177,3 +177,22 @@ def test_cli_bad_config_is_clean_error(tmp_path):
                        cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.returncode == 1
     assert "bad.yaml:2" in r.stderr and "not found" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_empty_agent_set_runs_and_saves(tmp_path):
+    from core.agents.spec import AgentSet
+    from core.sim.episode import load_episode
+
+    cfg = load_mode(MODES / "sim_easy.yaml").with_agents(AgentSet(()))
+    sim = Simulation(cfg, seed=0)
+    sim.run(4)
+    ep = load_episode(sim.buffer.save(tmp_path / "empty.npz"))
+    assert ep.num_steps == 4 and ep.snapshot(4).positions.shape == (0, 2)
+
+
+def test_cli_checks_output_before_simulating(tmp_path):
+    for args, msg in ((["--out", str(tmp_path)], "is a folder"), (["--seed", "-1"], "--seed must be >= 0")):
+        r = subprocess.run([sys.executable, "main.py", "simulate", "--steps", "1", "--quiet", *args], cwd=ROOT,
+                           capture_output=True, text=True, timeout=120)
+        assert r.returncode == 2 and msg in r.stderr and "Traceback" not in r.stderr
+        assert "mode default" not in r.stdout  # refused before any simulation ran

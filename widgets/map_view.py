@@ -158,6 +158,7 @@ class MapView(pg.GraphicsView):
         self.icon_item.clear()
         self._renderer = None
         self._last_frame = None
+        self.scene_data = None  # the previous city's agents must never be read against the new one
         self.vb.setLimits(xMin=-city.width * 0.5, xMax=city.width * 1.5, yMin=-city.height * 0.5,
                           yMax=city.height * 1.5, minXRange=8, minYRange=8)
         self.fit()

@@ -269,6 +269,8 @@ class TimelineWidget(QtWidgets.QWidget):
 
     def set_value(self, value: int) -> None:
         self.bar.set_value(value)
+        if self.spin.hasFocus() and self.spin.lineEdit().isModified():
+            return  # the user is typing a step: playback must not overwrite it
         if self.spin.value() != value:
             self._setting = True
             self.spin.setValue(value)

@@ -32,6 +32,14 @@ def run(args: argparse.Namespace) -> int:
     from core.sim.config import load_mode
     from core.sim.simulation import Simulation
 
+    if args.seed < 0:
+        print("error: --seed must be >= 0", file=sys.stderr)
+        return 2
+    if args.out is not None:
+        problem = output_problem(args.out)
+        if problem:  # found before simulating: a long run must not be lost to a typo in the output path
+            print(f"error: --out {args.out}: {problem}", file=sys.stderr)
+            return 2
     t0 = time.perf_counter()
     cfg = load_mode(args.config, agents_split=args.split, engine=args.engine)
     steps = args.steps if args.steps is not None else cfg.steps
@@ -61,6 +69,29 @@ def run(args: argparse.Namespace) -> int:
         print(f"seconds per step: median {np.median(s):.2f} ms, mean {s.mean():.2f} ms, max {s.max():.2f} ms "
               f"(set-up {setup:.2f} s)")
     if args.out:
-        buf.save(args.out, extra_meta={"mode_file": cfg.source})
+        try:
+            buf.save(args.out, extra_meta={"mode_file": cfg.source})
+        except OSError as exc:
+            print(f"error: could not write {args.out}: {exc.strerror or exc}", file=sys.stderr)
+            return 1
         print(f"episode written to {args.out}")
     return 0
+
+
+def output_problem(path: Path) -> str | None:
+    """Why ``path`` cannot be written as a file (None when it can): checked before any long computation.
+
+    Creates the missing parent folders (they would be created when saving anyway).
+    """
+    import os
+
+    if path.exists() and path.is_dir():
+        return "is a folder; give a file name such as ep.npz"
+    parent = path.parent if str(path.parent) else Path(".")
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return f"cannot create folder {parent}: {exc.strerror or exc}"
+    if not os.access(parent, os.W_OK):
+        return f"folder {parent} is not writable"
+    return None

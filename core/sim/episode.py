@@ -373,6 +373,45 @@ class Episode(EpisodeView):
             raise EpisodeFileError("plan arrays are inconsistent", self.path)
         if len(a["plan_agent"]) and t1 and int(np.max(a["plan_id"])) >= len(a["plan_agent"]):
             raise EpisodeFileError("plan_id refers to a missing plan", self.path)
+        self._check_ranges(n)
+
+    def _check_ranges(self, n: int) -> None:
+        """Value ranges of every array (one vectorised pass): a damaged or hand-edited file is reported here
+        instead of crashing a viewer later. Reading a step stays O(1) afterwards."""
+        a = self._arrays
+        n_clauses = len(self.meta.get("clauses", []) or [])
+        n_plans = len(a["plan_agent"])
+        limits = {
+            "headings": (-1, 3), "decided": (0, 3), "realised": (0, 3), "positions": (0, None),
+            "goals": (0, None), "path_index": (0, None), "plan_id": (0, max(0, n_plans - 1)),
+            "fired": (-1, n_clauses - 1 if n_clauses else None), "witness": (-1, n - 1),
+            "plan_cells": (0, None), "plan_agent": (0, n - 1),
+        }
+        for name, (lo, hi) in limits.items():
+            arr = a[name]
+            if arr.size == 0:
+                continue
+            if not np.issubdtype(arr.dtype, np.integer):
+                raise EpisodeFileError(f"array {name} must hold integers, not {arr.dtype}", self.path)
+            amin, amax = int(arr.min()), int(arr.max())
+            if amin < lo or (hi is not None and amax > hi):
+                bad = np.argwhere((arr < lo) | (arr > hi) if hi is not None else arr < lo)[0]
+                where = f" at step {int(bad[0])}" if name in STATE_FIELDS + STEP_FIELDS else ""
+                raise EpisodeFileError(f"array {name} holds {int(arr[tuple(bad)])}{where}, outside "
+                                       f"{lo}..{'' if hi is None else hi}", self.path)
+        for name in ("holds", "reached", "concepts"):
+            if a[name].dtype != np.bool_:
+                raise EpisodeFileError(f"array {name} must be boolean, not {a[name].dtype}", self.path)
+        off = np.asarray(a["plan_offsets"])
+        if len(off) and (off[0] != 0 or np.any(np.diff(off) < 0)):
+            raise EpisodeFileError("plan_offsets must start at 0 and never decrease", self.path)
+        paths = np.asarray(a["path_index"])
+        ids = np.asarray(a["plan_id"])
+        if n_plans and paths.size:
+            lengths = np.diff(off)[ids]
+            if np.any(paths >= lengths):
+                k = int(np.argwhere(paths >= lengths)[0][0])
+                raise EpisodeFileError(f"path_index beyond the end of its plan at step {k}", self.path)
 
     @property
     def num_states(self) -> int:

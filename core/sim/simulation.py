@@ -294,9 +294,10 @@ class Simulation:
             pos_l[i] = self._move_cache[i][3][j]
             pidx_l[i] = j
             head_l[i], realised_l[i] = decode[move]
-        self.positions[:] = pos_l
-        self.path_index[:] = pidx_l
-        self.headings[:] = head_l
+        if pos_l:  # (an empty city has nothing to write back)
+            self.positions[:] = pos_l
+            self.path_index[:] = pidx_l
+            self.headings[:] = head_l
         decided = np.array(decided_l, np.int8)
         realised = np.array(realised_l, np.int8)
         self.step_index += 1
