@@ -237,6 +237,11 @@ def start_export(window, steps: list[int], kind: str, out: str | Path, *, width:
         exp.progress.connect(on_progress)
         exp.finished.connect(lambda ok, msg: (dlg.reset(), dlg.close()))
         window._export_progress = dlg
-    exp.finished.connect(lambda ok, msg: window.status(msg, 10000))
+    def on_finished(ok: bool, msg: str) -> None:
+        window.status(msg, 10000)
+        if not ok and not exp.cancelled:  # a real failure (bad folder, disk full) deserves a dialog
+            window.show_error("Could not export the steps", str(out), msg)
+
+    exp.finished.connect(on_finished)
     exp.start()
     return exp

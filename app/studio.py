@@ -12,6 +12,18 @@ import sys
 from pathlib import Path
 
 
+def _window_size(text: str) -> tuple[int, int]:
+    """argparse type for ``--size WxH``."""
+    w, sep, h = text.lower().partition("x")
+    try:
+        size = (int(w), int(h))
+    except ValueError:
+        size = (0, 0)
+    if not sep or min(size) < 100 or max(size) > 10000:
+        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT in pixels (100..10000), e.g. 1440x900, got {text!r}")
+    return size
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="main.py", description="LogiCity Studio")
     p.add_argument("project", nargs="?", help="project folder, its project.yaml, or a mode file "
@@ -21,7 +33,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--select", metavar="AGENT", help="with --screenshot: select this agent (e.g. Car_3)")
     p.add_argument("--colour-by", metavar="SCHEME", help="colour agents by this scheme (e.g. 'Action (next)')")
     p.add_argument("--show-step", type=int, help="with --screenshot: show this step after simulating")
-    p.add_argument("--size", default="1440x900", help="with --screenshot: window size WxH (default 1440x900)")
+    p.add_argument("--size", type=_window_size, default=(1440, 900),
+                   help="with --screenshot: window size WxH (default 1440x900)")
     p.add_argument("--dock", action="append", default=[],
                    help="with --screenshot: also save this dock alone as OUT-<dock>.png (repeatable)")
     p.add_argument("--settle-ms", type=int, default=700, help="with --screenshot: wait this long before the grab")
@@ -46,8 +59,7 @@ def run_studio(argv: list[str]) -> int:
         settings = make_settings(Path(tempfile.mkdtemp(prefix="logicity-shot-")) / "studio.ini")
     win = MainWindow(settings)
     if args.screenshot:
-        w, _, h = args.size.partition("x")
-        win.resize(int(w), int(h))
+        win.resize(*args.size)
     if args.colour_by:
         win.scheme = args.colour_by
     target = args.project or DEFAULT_MODE
@@ -61,18 +73,19 @@ def run_studio(argv: list[str]) -> int:
             try:
                 project = new_project(load_mode(target), seed=args.seed)
                 win._install_project(project, None)
+                opened = True
             except Exception:  # noqa: BLE001 - fall back to open_path, which reports the error
-                win.open_path(target, ask_save=False)
+                opened = win.open_path(target, ask_save=False)
         else:
-            win.open_path(target, ask_save=False)
+            opened = win.open_path(target, ask_save=False)
     else:
-        win.open_path(target, ask_save=False)
+        opened = win.open_path(target, ask_save=False)
     win.show()
     if not args.screenshot:
         return app.exec()
 
     out = Path(args.screenshot)
-    result = {"rc": 0}
+    result = {"rc": 0 if opened else 1}  # a project that could not be opened: the grab shows the error, rc 1
 
     def grab() -> None:
         app.processEvents()

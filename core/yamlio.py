@@ -14,7 +14,7 @@ import yaml
 
 from .errors import ConfigError
 
-__all__ = ["LocatedDict", "LocatedList", "load_yaml", "loads_yaml", "dump_yaml", "expect"]
+__all__ = ["LocatedDict", "LocatedList", "load_yaml", "loads_yaml", "dump_yaml", "expect", "yaml_type_name"]
 
 
 class LocatedDict(dict):
@@ -148,6 +148,25 @@ def dump_yaml(data: Any) -> str:
     return yaml.safe_dump(plain(data), sort_keys=False, default_flow_style=None, allow_unicode=True)
 
 
+def yaml_type_name(value: Any) -> str:
+    """The YAML word for a value's type, for messages (never our internal container class names)."""
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    return type(value).__name__
+
+
 def expect(container: LocatedDict, key: str, types: type | tuple[type, ...], *, required: bool = True,
            default: Any = None, what: str | None = None) -> Any:
     """Fetch ``container[key]`` checking its type; raise a located :class:`ConfigError` otherwise.
@@ -165,5 +184,5 @@ def expect(container: LocatedDict, key: str, types: type | tuple[type, ...], *, 
     numeric = any(t in (int, float) for t in tt)
     if (isinstance(value, bool) and numeric and bool not in tt) or not isinstance(value, tt):
         names = " or ".join(t.__name__ for t in tt)
-        raise container.error(f"{key!r} must be {names}, got {type(value).__name__} {value!r}", key)
+        raise container.error(f"{key!r} must be {names}, got {yaml_type_name(value)} {value!r}", key)
     return value

@@ -21,7 +21,7 @@ import yaml
 from ..codes import Kind
 from ..errors import ConfigError
 from ..world import KNOWN_CONCEPTS
-from ..yamlio import LocatedDict, LocatedList, expect, load_yaml, loads_yaml
+from ..yamlio import LocatedDict, LocatedList, expect, load_yaml, loads_yaml, yaml_type_name
 from .spec import AgentSet, AgentSpec
 
 __all__ = ["FORMAT_VERSION", "load_agent_set", "loads_agent_set", "save_agent_set", "dumps_agent_set",
@@ -78,7 +78,7 @@ def agent_set_from_data(data: Any, file: str | None = None) -> AgentSet:
     names: dict[str, int] = {}
     for i, item in enumerate(items):
         if not isinstance(item, dict):
-            raise items.error(f"agent #{i + 1} must be a mapping, got {type(item).__name__}", i)
+            raise items.error(f"agent #{i + 1} must be a mapping, got {yaml_type_name(item)}", i)
         what = f"agent #{i + 1}"
         for key in item:
             if key not in _AGENT_KEYS:

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..codes import Kind
 from ..errors import ConfigError
-from ..yamlio import LocatedList, expect, load_yaml, loads_yaml
+from ..yamlio import LocatedList, expect, load_yaml, loads_yaml, yaml_type_name
 from .io import check_agent
 from .spec import AgentSet, AgentSpec
 
@@ -41,7 +41,7 @@ def reference_agents_from_data(data: Any, file: str | None = None) -> AgentSet:
     for i, item in enumerate(items):
         what = f"agent #{i + 1}"
         if not isinstance(item, dict):
-            raise items.error(f"{what} must be a mapping, got {type(item).__name__}", i)
+            raise items.error(f"{what} must be a mapping, got {yaml_type_name(item)}", i)
         for key in item:
             if key not in _AGENT_KEYS:
                 raise item.error(f"unknown key {key!r} in {what} (allowed: {', '.join(_AGENT_KEYS)})", key)

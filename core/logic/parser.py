@@ -275,6 +275,9 @@ class _Parser:
         if self.tok.kind == "name" and self.tok.text in ("Not", "not"):
             self.i += 1
             self.take_punct("(", "'(' after Not")
+            if self.tok.kind == "name" and self.tok.text in ("Not", "not") or self.is_punct("\\+"):
+                raise self.expected("an atom inside Not(...) (double negation is not allowed: write the atom "
+                                    "itself)")
             atom = self.atom()
             self.take_punct(")", "')' to close Not(")
             return Literal(atom, False)

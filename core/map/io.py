@@ -14,7 +14,7 @@ import yaml
 
 from ..codes import BUILDING_CODES
 from ..errors import ConfigError
-from ..yamlio import LocatedDict, LocatedList, expect, load_yaml, loads_yaml
+from ..yamlio import LocatedDict, LocatedList, expect, load_yaml, loads_yaml, yaml_type_name
 from .layers import derive_layers
 from .model import Building, CityMap, Street
 from .validate import Locator, check_city, check_spec
@@ -47,7 +47,7 @@ def int_pair(d: LocatedDict, key: str, what: str, *, minimum: int | None = None)
 def _mapping_item(items: LocatedList, i: int, what: str) -> LocatedDict:
     item = items[i]
     if not isinstance(item, dict):
-        raise items.error(f"{what} #{i + 1} must be a mapping, got {type(item).__name__}", i)
+        raise items.error(f"{what} #{i + 1} must be a mapping, got {yaml_type_name(item)}", i)
     return item
 
 

@@ -58,12 +58,19 @@ def _rect(r0: int, c0: int, rows: int, cols: int) -> str:
     return f"rows {r0}..{r0 + rows - 1}, cols {c0}..{c0 + cols - 1}"
 
 
+#: Largest map side accepted (a 4096² city already needs ~200 MB of derived layers and lane data).
+MAX_MAP_SIDE = 4096
+
+
 def check_spec(height: int, width: int, streets: Sequence[Street], buildings: Sequence[Building],
                loc: Locator | None = None) -> None:
     """Check the specification; raises a located :class:`ConfigError` for the first problem found."""
     loc = loc or Locator()
     if height < 1 or width < 1:
         raise loc.root(f"map size must be positive, got {height}x{width}")
+    if height > MAX_MAP_SIDE or width > MAX_MAP_SIDE:
+        raise loc.root(f"map size {height}x{width} is too large (at most {MAX_MAP_SIDE} cells per side; the "
+                       f"reference city is 241x241)")
     if not any(s.kind == "traffic" for s in streets):
         raise loc.root("the map has no traffic street: cars need at least one", loc.streets_line)
     for i, s in enumerate(streets):
