@@ -212,6 +212,11 @@ class _Encoding:
                 for i, j in itertools.permutations(range(k), 2):
                     add("ontology: next-to and close are exclusive",
                         z3.Not(z3.And(self.atom(pn, (i, j)), self.atom(pc, (i, j)))))
+        # map geometry: "at" lines are removed from the "in" boxes, so no entity is both at and in an intersection
+        for pa, pi in itertools.product(by_g.get("is_at_intersection", []), by_g.get("is_in_intersection", [])):
+            for i in range(k):
+                add("ontology: at and in an intersection are exclusive",
+                    z3.Not(z3.And(self.atom(pa, (i,)), self.atom(pi, (i,)))))
         for pl, pr in itertools.product(by_g.get("left_of", []), by_g.get("right_of", [])):
             for i, j in itertools.permutations(range(k), 2):
                 add("ontology: left and right are exclusive", z3.Not(z3.And(self.atom(pl, (i, j)), self.atom(pr, (i, j)))))
