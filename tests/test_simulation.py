@@ -196,3 +196,14 @@ def test_cli_checks_output_before_simulating(tmp_path):
                            capture_output=True, text=True, timeout=120)
         assert r.returncode == 2 and msg in r.stderr and "Traceback" not in r.stderr
         assert "mode default" not in r.stdout  # refused before any simulation ran
+
+
+def test_vap_modes_use_the_vis_sampling_variant():
+    cfg = load_mode(MODES / "vap_hard.yaml")
+    assert cfg.sampling == "vis"
+    sim = Simulation(cfg, seed=0)
+    assert int(sim.sampler.candidates(Kind.CAR).sum()) == 100     # §13: vis car candidates, region 100
+    lanes = sim.city.lane_graph.lane_cells()
+    for i, kind in enumerate(sim.kinds):
+        if kind == Kind.CAR:
+            assert lanes[tuple(sim.positions[i])], "vis cars start on a lane line"

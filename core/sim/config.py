@@ -36,6 +36,7 @@ class SimConfig:
     name: str = "custom"
     rule_section: str | None = None
     agent_region: int | None = None
+    sampling: str = "master"  # start/goal sampling variant: "master" (SPF/sim) or "vis" (VAP branch), §2.2
     engine: EngineName = "compiled"
     steps: int = 300
     source: str | None = None
@@ -75,7 +76,7 @@ def load_mode(path: str | Path, *, agents_split: str | None = None, engine: str 
         raise ConfigError("a mode file must be a mapping", path, 1)
     base = path.parent
     known = {"name", "description", "map", "agents", "agents_train", "agents_val", "agents_test", "ontology",
-             "rules", "rule_section", "agent_region", "engine", "steps", "spf", "vap"}
+             "rules", "rule_section", "agent_region", "sampling", "engine", "steps", "spf", "vap"}
     for key in d:
         if key not in known:
             raise d.error(f"unknown key {key!r} (known: {', '.join(sorted(known))})", key)
@@ -95,6 +96,9 @@ def load_mode(path: str | Path, *, agents_split: str | None = None, engine: str 
     if eng not in ENGINES:
         raise d.error(f"engine must be one of {', '.join(ENGINES)}, got {eng!r}", "engine")
     steps = expect(d, "steps", int, required=False, default=300)
+    sampling = expect(d, "sampling", str, required=False, default="master")
+    if sampling not in ("master", "vis"):
+        raise d.error(f"sampling must be 'master' or 'vis', got {sampling!r}", "sampling")
     city = load_map(files["map"])
     agents = load_agent_set(files["agents"])
     ontology = load_ontology(files["ontology"])
@@ -110,5 +114,5 @@ def load_mode(path: str | Path, *, agents_split: str | None = None, engine: str 
             extra.setdefault("agent_files", {})[split] = str(_resolve(base, d, f"agents_{split}"))
     return SimConfig(city=city, agents=agents, ontology=ontology, rules=rules,
                      name=expect(d, "name", str, required=False, default=path.stem), rule_section=section,
-                     agent_region=region, engine=eng, steps=steps, source=str(path),
+                     agent_region=region, sampling=sampling, engine=eng, steps=steps, source=str(path),
                      files={k: str(v) for k, v in files.items()}, extra=extra)

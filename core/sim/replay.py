@@ -59,4 +59,5 @@ def config_from_episode(meta: dict[str, Any], source: str | Path | None = None) 
         raise EpisodeFileError(f"embedded configuration is invalid: {exc}", source) from None
     return SimConfig(city=city, agents=agents, ontology=ontology, rules=rules, name=str(meta.get("mode", "episode")),
                      rule_section=meta.get("rule_section"), agent_region=meta.get("agent_region"),
+                     sampling=str(meta.get("sampling", "master")),
                      engine=str(meta.get("engine", "compiled")), source=str(source) if source else None)

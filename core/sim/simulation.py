@@ -74,7 +74,7 @@ class Simulation:
         self.engine_name = engine or config.engine
         self.engine = make_engine(self.engine_name, self.program)
         self.grounder = Grounder(self.city, config.ontology)
-        self.sampler = StartGoalSampler(self.city, config.agent_region)
+        self.sampler = StartGoalSampler(self.city, config.agent_region, variant=config.sampling)
         self.view_limits = dict(view_limits or {})
         self.lane_node_mask = self._lane_node_mask()
         n = len(self.agents)
@@ -157,7 +157,7 @@ class Simulation:
         cfg = self.config
         return {
             "mode": cfg.name, "seed": self.seed, "engine": self.engine_name,
-            "agent_region": cfg.agent_region, "rule_section": cfg.rule_section,
+            "agent_region": cfg.agent_region, "sampling": cfg.sampling, "rule_section": cfg.rule_section,
             "files": dict(cfg.files), "map_name": self.city.name,
             "clauses": clause_table(self.program),
             "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
