@@ -41,6 +41,10 @@ def _with_key(plot: pg.PlotWidget, entries: list[tuple[str, tuple[int, int, int]
     return w
 
 
+#: Height of one clause row in the Clauses tab (labels stay legible with many clauses).
+ROW_PX = 17
+
+
 class StatsWidget(QtWidgets.QWidget):
     stepRequested = QtCore.Signal(int)
 
@@ -68,7 +72,11 @@ class StatsWidget(QtWidgets.QWidget):
         self.clause_plot.getPlotItem().addItem(self.clause_bars)
         self.clause_plot.getPlotItem().invertY(True)
         self.clause_plot.setMouseEnabled(x=False, y=False)
-        self.tabs.addTab(self.clause_plot, "Clauses")
+        clause_scroll = QtWidgets.QScrollArea()   # one readable row per clause; scroll when the dock is short
+        clause_scroll.setWidgetResizable(True)
+        clause_scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        clause_scroll.setWidget(self.clause_plot)
+        self.tabs.addTab(clause_scroll, "Clauses")
 
         self.goals_plot = _plot("Goals reached (cumulative)")
         gp = self.goals_plot.getPlotItem()
@@ -135,7 +143,8 @@ class StatsWidget(QtWidgets.QWidget):
         y = np.arange(len(cc), dtype=float)
         self.clause_bars.setOpts(x0=np.zeros(len(cc)), y=y, width=cc.astype(float), height=0.7)
         pi = self.clause_plot.getPlotItem()
-        pi.setTitle(f"Clause firings up to step {min(cursor, t)} (+ {default} default Normal decisions)", size="9pt")
+        pi.setTitle(f"Clause firings to step {min(cursor, t)} (+{default} default Normal)", size="9pt")
+        self.clause_plot.setMinimumHeight(70 + ROW_PX * max(1, len(cc)))
         pi.getAxis("left").setTicks([[(i, lab) for i, lab in enumerate(labels)]])
         pi.setYRange(-0.6, max(len(cc), 1) - 0.4, padding=0)
         pi.setXRange(0, max(1.0, float(cc.max(initial=0))) * 1.05, padding=0)
