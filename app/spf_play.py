@@ -3,7 +3,9 @@
 Layout: the city map (the ego selected, its field of view and planned path drawn, the view following it) and
 the :class:`widgets.spf_panel.SPFPanel`. Keys 1–4 act (Slow, Normal, Fast, Stop); the panel shows reward and its
 parts, violations with the violated clause, steps left and the outcome; the slider scrubs back through the
-run; the run can be saved as a demonstration (same format as ``python main.py spf collect``).
+run; the run can be saved as a demonstration (same format as ``python main.py spf collect``). A run with unsaved
+steps is never dropped silently: starting another episode, switching the mode or episode set, or closing the window
+asks "Save this run as a demonstration?" (Save / Discard / Cancel; tests pre-answer through ``win.answers``).
 
 The session (:class:`core.tasks.spf_session.PlaySession`) runs in the GUI thread: one SPF step takes about a
 millisecond, far below a key press.
@@ -40,6 +42,9 @@ class SPFPlayWindow(QtWidgets.QMainWindow):
         self.session = None
         self.shown = 0
         self.last_saved: Path | None = None
+        self.answers: dict[str, str] = {}   # tests pre-answer questions by key (see ask()); "save_path" too
+        self.last_error: tuple[str, str] | None = None   # (title, text) of the last warning shown
+        self._saved_steps = 0               # steps of the current run already saved or discarded
         self.map = MapView(self)
         self.map.setObjectName("spfMap")
         self.panel = SPFPanel(self)
@@ -78,6 +83,16 @@ class SPFPlayWindow(QtWidgets.QMainWindow):
         return self.sessions[key]
 
     def _on_choice(self, mode: str, split: str) -> None:
+        s = self.session
+        if s is not None and (s.mode, s.split) != (mode, split) and not self.maybe_keep_run():
+            self.panel.mode_box.blockSignals(True)   # cancelled: back to the run's mode and episode set
+            self.panel.split_box.blockSignals(True)
+            try:
+                self.panel.set_choice(s.mode, s.split, s.episode or 0)
+            finally:
+                self.panel.mode_box.blockSignals(False)
+                self.panel.split_box.blockSignals(False)
+            return
         try:
             n = self._session_for(mode, split).num_episodes
         except LogiCityError as exc:
@@ -90,13 +105,16 @@ class SPFPlayWindow(QtWidgets.QMainWindow):
         return self.session.num_steps if self.session else 0
 
     def start(self, mode: str, split: str, episode: int) -> None:
-        """Start episode ``episode`` of the ``split`` set of ``mode``."""
+        """Start episode ``episode`` of the ``split`` set of ``mode`` (after asking about an unsaved run)."""
+        if not self.maybe_keep_run():
+            return
         try:
             s = self._session_for(mode, split)
             s.start(episode)
         except (LogiCityError, IndexError) as exc:
-            QtWidgets.QMessageBox.warning(self, "Cannot start the episode", str(exc))
+            self._warn("Cannot start the episode", str(exc))
             return
+        self._saved_steps = 0
         if self.session is None or self.session.env.sim.city is not s.env.sim.city or self.map.city is None:
             self.map.set_city(s.env.sim.city)
         self.session = s
@@ -186,22 +204,86 @@ class SPFPlayWindow(QtWidgets.QMainWindow):
         try:
             out = s.save(path)
         except (OSError, LogiCityError) as exc:
-            QtWidgets.QMessageBox.warning(self, "Cannot save the demonstration", str(exc))
+            self._warn("Cannot save the demonstration", f"{path}: {exc}" if isinstance(exc, OSError) else str(exc))
             return None
         self.last_saved = out
+        self._saved_steps = s.num_steps
         self.statusBar().showMessage(f"Saved {s.num_steps} steps to {out}", 8000)
         return out
 
-    def save_dialog(self) -> None:
+    def save_dialog(self) -> Path | None:
+        """Ask for a file name and save the run there; None when cancelled or failed."""
         s = self.session
         if s is None or not s.started:
             self.statusBar().showMessage("Nothing to save yet", 4000)
+            return None
+        if "save_path" in self.answers:
+            path = self.answers["save_path"]
+        else:
+            default = f"spf_{s.env.spf.name}_{s.split}_ep{s.episode}_human.npz"
+            path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Save demonstration", default,
+                                                            "Demonstrations (*.npz)")
+        return self.save_to(path) if path else None
+
+    # ---- unsaved runs --------------------------------------------------------------------------------------------
+    @property
+    def has_unsaved_run(self) -> bool:
+        """The current run has steps that were neither saved nor discarded."""
+        s = self.session
+        return s is not None and s.started and s.num_steps > self._saved_steps
+
+    def maybe_keep_run(self) -> bool:
+        """Before the current run is replaced or the window closes: ask Save / Discard / Cancel when it has unsaved
+        steps. True = go ahead (saved or discarded), False = stay (cancelled, or the save did not happen)."""
+        if not self.has_unsaved_run:
+            return True
+        s = self.session
+        choice = self.ask("unsaved_run", "Unsaved run",
+                          f"Save this run as a demonstration? ({s.env.spf.name} {s.split} episode {s.episode}, "
+                          f"{s.num_steps} steps, {s.outcome})",
+                          [("save", "Save…"), ("discard", "Discard"), ("cancel", "Cancel")], "save")
+        if choice == "save":
+            return self.save_dialog() is not None
+        if choice == "discard":
+            self._saved_steps = s.num_steps
+            return True
+        return False
+
+    def ask(self, key: str, title: str, text: str, choices: list[tuple[str, str]], default: str) -> str:
+        """Ask the user to choose; returns a choice key. ``self.answers[key]`` answers without a dialog."""
+        if key in self.answers:
+            return self.answers[key]
+        box = QtWidgets.QMessageBox(self)
+        box.setWindowTitle(title)
+        box.setText(text)
+        box.setIcon(QtWidgets.QMessageBox.Icon.Question)
+        buttons = {}
+        for ck, label in choices:
+            role = {"cancel": QtWidgets.QMessageBox.ButtonRole.RejectRole,
+                    "discard": QtWidgets.QMessageBox.ButtonRole.DestructiveRole}.get(
+                        ck, QtWidgets.QMessageBox.ButtonRole.AcceptRole)
+            b = box.addButton(label, role)
+            buttons[b] = ck
+            if ck == default:
+                box.setDefaultButton(b)
+        box.exec()
+        return buttons.get(box.clickedButton(), "cancel")
+
+    def _warn(self, title: str, text: str) -> None:
+        """A non-blocking warning dialog (the window keeps running); remembered in ``last_error`` for tests."""
+        self.last_error = (title, text)
+        box = QtWidgets.QMessageBox(QtWidgets.QMessageBox.Icon.Warning, title, text,
+                                    QtWidgets.QMessageBox.StandardButton.Ok, self)
+        box.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.setObjectName("spfWarning")
+        box.open()
+        self.statusBar().showMessage(f"{title}: {text}", 10000)
+
+    def closeEvent(self, ev: QtGui.QCloseEvent) -> None:  # noqa: N802 (Qt name)
+        if not self.maybe_keep_run():
+            ev.ignore()
             return
-        default = f"spf_{s.env.spf.name}_{s.split}_ep{s.episode}_human.npz"
-        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Save demonstration", default,
-                                                        "Demonstrations (*.npz)")
-        if path:
-            self.save_to(path)
+        ev.accept()
 
 
 def install(window: QtWidgets.QMainWindow) -> QtGui.QAction:
@@ -248,6 +330,8 @@ def main(argv: list[str] | None = None) -> int:
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])
     win = SPFPlayWindow()
     win.resize(1280, 800)
+    if args.screenshot:
+        win.answers["unsaved_run"] = "discard"   # screenshot runs are scripted: quit without asking
     win.show()
     win.panel.hint_check.setChecked(args.hint)
     win.start(args.mode, args.split, args.episode)

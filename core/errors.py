@@ -54,6 +54,10 @@ class RuleError(LogiCityError):
     """A rule text that cannot be parsed or is inconsistent with its ontology."""
 
 
+class PolicyError(ConfigError):
+    """A policy file that cannot be loaded, or a policy that returns something other than an action 0..3."""
+
+
 class EpisodeFileError(LogiCityError):
     """An episode / dataset / demonstration file that cannot be read."""
 

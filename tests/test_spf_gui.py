@@ -19,6 +19,7 @@ def win(qtbot):
     from app.spf_play import SPFPlayWindow
 
     w = SPFPlayWindow()
+    w.answers["unsaved_run"] = "discard"   # closing at teardown must not wait on a question
     qtbot.addWidget(w)
     w.resize(1200, 780)
     w.show()
@@ -126,3 +127,110 @@ def test_main_window_has_the_spf_entry(qtbot, tmp_path):
     assert w.isVisible() and w.panel.episode_spin.maximum() == 99
     w.close()
     mw.close()
+
+
+# ---- unsaved runs: Save / Discard / Cancel (never dropped silently) -------------------------------------------------
+
+def asked(win):
+    """Record the questions ``win`` asks (answered from win.answers, never a blocking dialog)."""
+    calls = []
+    orig = win.ask
+
+    def ask(key, *a, **kw):
+        calls.append(key)
+        assert key in win.answers, f"unexpected question {key}"
+        return orig(key, *a, **kw)
+
+    win.ask = ask
+    return calls
+
+
+def test_start_again_asks_about_the_unsaved_run(win, qtbot, tmp_path):
+    calls = asked(win)
+    win.start("easy", "val", 0)
+    for _ in range(3):
+        press(qtbot, win, "4")
+    s = win.session
+    assert win.has_unsaved_run
+    win.answers["unsaved_run"] = "cancel"               # Cancel: the run stays, nothing restarts
+    win.start("easy", "val", 1)
+    assert calls == ["unsaved_run"] and win.session is s and s.episode == 0 and s.num_steps == 3
+    win.answers.update(unsaved_run="save", save_path=str(tmp_path / "run.npz"))   # Save: written, then started
+    win.start("easy", "val", 1)
+    trajs, meta = load_demonstrations(tmp_path / "run.npz")
+    assert list(trajs[0].actions) == [3, 3, 3] and meta["policy"] == "human"
+    assert s.episode == 1 and s.num_steps == 0 and not win.has_unsaved_run
+    press(qtbot, win, "2")
+    win.answers["unsaved_run"] = "discard"              # Discard: started without saving
+    win.start("easy", "val", 2)
+    assert win.session.episode == 2 and win.session.num_steps == 0
+    n = len(calls)
+    win.start("easy", "val", 3)                         # nothing played: no question
+    assert len(calls) == n
+
+
+def test_save_then_start_does_not_ask_and_cancelled_save_keeps_the_run(win, qtbot, tmp_path):
+    calls = asked(win)
+    win.start("easy", "val", 0)
+    press(qtbot, win, "4")
+    assert win.save_to(tmp_path / "saved.npz") is not None and not win.has_unsaved_run
+    win.start("easy", "val", 1)
+    assert calls == []
+    press(qtbot, win, "4")
+    win.answers.update(unsaved_run="save", save_path=str(tmp_path / "no_such_dir" / "x" / "run.npz"))
+    (tmp_path / "no_such_dir").write_text("a file, so the folder cannot be made")
+    win.start("easy", "val", 2)                          # the save fails: the run is kept, nothing restarts
+    assert win.session.episode == 1 and win.session.num_steps == 1 and win.last_error is not None
+    assert "Cannot save" in win.last_error[0]
+
+
+def test_mode_change_asks_and_cancel_restores_the_choice(win, qtbot):
+    calls = asked(win)
+    win.start("easy", "val", 0)
+    press(qtbot, win, "4")
+    win.answers["unsaved_run"] = "cancel"
+    win.panel.mode_box.setCurrentIndex(2)                # Hard
+    assert calls == ["unsaved_run"] and win.panel.mode == "easy" and win.panel.split == "val"
+    win.panel.split_box.setCurrentText("test")
+    assert win.panel.split == "val" and len(calls) == 2
+    win.answers["unsaved_run"] = "discard"
+    win.panel.mode_box.setCurrentIndex(2)
+    assert win.panel.mode == "hard" and win.panel.episode_spin.maximum() == 39   # hard val set
+    win.panel.mode_box.setCurrentIndex(0)                # discarded once: no second question
+    assert len(calls) == 3
+
+
+def test_closing_the_window_asks(qtbot, tmp_path):
+    from app.spf_play import SPFPlayWindow
+
+    w = SPFPlayWindow()
+    qtbot.addWidget(w)
+    w.show()
+    w.start("easy", "val", 0)
+    w.act(3)
+    w.answers["unsaved_run"] = "cancel"
+    assert not w.close() and w.isVisible()
+    w.answers.update(unsaved_run="save", save_path=str(tmp_path / "closing.npz"))
+    assert w.close() and not w.isVisible()
+    assert len(load_demonstrations(tmp_path / "closing.npz")[0][0].actions) == 1
+
+
+def test_bad_episode_file_is_reported_naming_the_file(win, tmp_path):
+    from core.tasks.archive import read_archive, write_archive
+    from core.tasks.spf import SPFEnv
+    from core.tasks import spf_episodes
+    from core.tasks.spf_episodes import default_episode_path
+    from core.tasks.spf_settings import load_spf_mode
+
+    a, meta = read_archive(default_episode_path(load_spf_mode("easy", "val")), spf_episodes.FORMAT,
+                           spf_episodes.VERSION)
+    n = a["positions"].shape[1]
+    a["plan_cells"][int(a["plan_offsets"][0]) + int(a["path_index"][0, 0])] = (3000, 3000)
+    a["positions"][0, 0] = (3000, 3000)
+    bad = write_archive(tmp_path / "bad_val.npz", a, meta, spf_episodes.FORMAT, spf_episodes.VERSION)
+    assert n > 1
+    win.sessions[("easy", "val")] = PlaySession("easy", "val", SPFEnv("easy", "val", record=True, episodes=str(bad)))
+    win.start("easy", "val", 0)
+    title, text = win.last_error
+    assert title == "Cannot start the episode" and str(bad) in text and "outside the 241×241 map" in text
+    assert win.session is None

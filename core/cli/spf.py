@@ -26,7 +26,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     s = p.add_subparsers(dest="spf_command", metavar="SUBCOMMAND")
 
     e = s.add_parser("eval", help="evaluate a policy on an episode set (TSR, DSR, Score)")
-    e.add_argument("--policy", default="oracle", help="oracle, random, or a policy file (.py, .npz MLP, .pt)")
+    e.add_argument("--policy", default="oracle",
+                   help="oracle, random, or a policy file: .npz or .safetensors MLP weights (recommended: only "
+                        "numbers are read), a TorchScript .pt (torch.jit.load, never pickle), or a .py file defining "
+                        "policy(obs[, env]) — a .py policy RUNS YOUR CODE: only load files you trust")
     e.add_argument("--mode", default="all", help="easy, medium, hard, expert, all, or an SPF mode file")
     e.add_argument("--split", choices=("val", "test"), default="test")
     e.add_argument("--episodes", type=int, default=None, help="evaluate only the first N episodes")
@@ -41,7 +44,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--n", type=int, default=100, help="number of trajectories")
     c.add_argument("--split", choices=("train", "val", "test"), default="train")
     c.add_argument("--seed", type=int, default=0)
-    c.add_argument("--out", type=Path, default=None, help="output .npz (default: demos/spf_<mode>_oracle_<n>.npz)")
+    c.add_argument("--out", type=Path, default=None,
+                   help="output .npz (default: demos/spf_<mode>_oracle_<n>.npz, a folder git ignores)")
     c.add_argument("--quiet", action="store_true")
     c.set_defaults(func=run_collect)
 
@@ -68,10 +72,12 @@ def _bar(total: int, desc: str, quiet: bool):
 
 
 def run_eval(args: argparse.Namespace) -> int:
-    from core.tasks.spf_eval import evaluate, format_table
+    from core.tasks.spf_eval import PY_POLICY_NOTICE, evaluate, format_table
     from core.tasks.spf_episodes import load_episode_set
     from core.tasks.spf_settings import load_spf_mode
 
+    if args.policy.lower().endswith(".py") and Path(args.policy).is_file():
+        print(PY_POLICY_NOTICE.format(path=args.policy), file=sys.stderr)
     reports = []
     for mode in _modes(args.mode):
         spf = load_spf_mode(mode, args.split)

@@ -40,7 +40,10 @@ def read_archive(path: str | Path, fmt: str, version: int) -> tuple[dict[str, np
             if not isinstance(meta, dict) or meta.get("format") != fmt:
                 got = meta.get("format") if isinstance(meta, dict) else None
                 raise EpisodeFileError(f"not a {fmt} file (format tag {got!r})", path)
-            if int(meta.get("version", 0)) > version:
+            v = meta.get("version", 0)
+            if not isinstance(v, int) or isinstance(v, bool):
+                raise EpisodeFileError(f"meta.json field 'version' must be an integer, got {v!r}", path)
+            if v > version:
                 raise EpisodeFileError(f"{fmt} version {meta.get('version')} is newer than this program supports "
                                        f"({version})", path)
             for info in zf.infolist():

@@ -120,11 +120,76 @@ def save_demonstrations(path: str | Path, trajectories: list[Trajectory], meta: 
     return write_archive(path, arrays, m, FORMAT, VERSION)
 
 
+def _meta_int(meta: dict, key: str, path, default: int | None = None) -> int:
+    v = meta.get(key, default)
+    if v is None:
+        raise EpisodeFileError(f"meta.json lacks the field {key!r}", path)
+    if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+        raise EpisodeFileError(f"meta.json field {key!r} must be a whole number >= 0, got {v!r}", path)
+    return v
+
+
+def _check_trajectory(g: str, obs, act, rew, term, trunc, infos, obs_size: int | None, path) -> None:
+    """Shapes, dtypes and values of one episode's arrays (docs: the table in the module docstring)."""
+    if act.ndim != 1:
+        raise EpisodeFileError(f"array {g}/actions has shape {act.shape}, expected [T]", path)
+    t = len(act)
+    if obs.ndim != 2 or obs.shape[0] != t + 1 or obs.dtype.kind not in "fiub":
+        raise EpisodeFileError(f"array {g}/observations has shape {obs.shape} ({obs.dtype}), expected "
+                               f"[{t + 1}, D] numbers ({t} actions + the reset observation)", path)
+    if obs_size is not None and obs.shape[1] != obs_size:
+        raise EpisodeFileError(f"array {g}/observations has {obs.shape[1]} values per observation, meta.json's "
+                               f"observation_space says {obs_size}", path)
+    if act.dtype.kind not in "iu":
+        raise EpisodeFileError(f"array {g}/actions must hold integers, not {act.dtype}", path)
+    if t and (int(act.min()) < 0 or int(act.max()) > 3):
+        j = int(np.argmax((act < 0) | (act > 3)))
+        raise EpisodeFileError(f"array {g}/actions, step {j}: action {int(act[j])} is outside 0..3 (Slow, Normal, "
+                               f"Fast, Stop)", path)
+    if rew.shape != (t,) or rew.dtype.kind not in "fiu":
+        raise EpisodeFileError(f"array {g}/rewards has shape {rew.shape} ({rew.dtype}), expected [{t}] numbers",
+                               path)
+    if not np.all(np.isfinite(rew)):
+        raise EpisodeFileError(f"array {g}/rewards holds NaN or infinite values", path)
+    for name, arr in (("terminations", term), ("truncations", trunc)):
+        if arr.shape != (t,) or arr.dtype != np.bool_:
+            raise EpisodeFileError(f"array {g}/{name} has shape {arr.shape} ({arr.dtype}), expected [{t}] booleans",
+                                   path)
+    for k, v in infos.items():
+        if v.shape != (t + 1,):
+            raise EpisodeFileError(f"array {g}/infos/{k} has shape {v.shape}, expected [{t + 1}] (one per "
+                                   f"observation)", path)
+        want = np.dtype(_INFO_DTYPES[k])
+        if (want == np.bool_) != (v.dtype == np.bool_) or v.dtype.kind not in "fiub":
+            raise EpisodeFileError(f"array {g}/infos/{k} has dtype {v.dtype}, expected {want}", path)
+        if k in ("oracle_action", "realised_action") and (int(v.min()) < -1 or int(v.max()) > 3):
+            raise EpisodeFileError(f"array {g}/infos/{k} holds {int(v[(v < -1) | (v > 3)][0])}, outside -1..3", path)
+
+
 def load_demonstrations(path: str | Path) -> tuple[list[Trajectory], dict]:
+    """Read a demonstration file; its meta.json fields and every array's shape, dtype and values are checked
+    (:class:`EpisodeFileError` naming the file, the field or array and the episode)."""
     arrays, meta = read_archive(path, FORMAT, VERSION)
-    n = int(meta.get("total_episodes", 0))
+    groups = {k.split("/", 1)[0] for k in arrays}
+    n = _meta_int(meta, "total_episodes", path, len([g for g in groups if g.startswith("episode_")]))
     eps_meta = meta.get("episodes", [{}] * n)
+    if not isinstance(eps_meta, list) or not all(isinstance(m, dict) for m in eps_meta):
+        raise EpisodeFileError(f"meta.json field 'episodes' must be a list of per-episode objects, got "
+                               f"{type(eps_meta).__name__}", path)
+    if len(eps_meta) not in (0, n):
+        raise EpisodeFileError(f"meta.json lists {len(eps_meta)} episodes, total_episodes says {n}", path)
+    obs_size = None
+    space = meta.get("observation_space")
+    if space is not None:
+        shape = space.get("shape") if isinstance(space, dict) else None
+        if not (isinstance(shape, list) and len(shape) == 1 and isinstance(shape[0], int) and shape[0] > 0):
+            raise EpisodeFileError(f"meta.json field 'observation_space' must give a shape [D], got {space!r}", path)
+        obs_size = shape[0]
+    extra = sorted(g for g in groups if g.startswith("episode_") and g[8:].isdigit() and int(g[8:]) >= n)
+    if extra:
+        raise EpisodeFileError(f"the file holds {extra[0]} but meta.json says total_episodes = {n}", path)
     out = []
+    total = 0
     for i in range(n):
         g = f"episode_{i}"
         try:
@@ -133,11 +198,12 @@ def load_demonstrations(path: str | Path) -> tuple[list[Trajectory], dict]:
             infos = {k: arrays[f"{g}/infos/{k}"] for k in INFO_KEYS if f"{g}/infos/{k}" in arrays}
         except KeyError as exc:
             raise EpisodeFileError(f"demonstration file lacks {exc.args[0]}", path) from None
-        t = len(act)
-        if len(obs) != t + 1 or len(rew) != t or len(term) != t or len(trunc) != t or \
-                any(len(v) != t + 1 for v in infos.values()):
-            raise EpisodeFileError(f"{g}: array lengths do not match ({t} actions)", path)
+        _check_trajectory(g, obs, act, rew, term, trunc, infos, obs_size, path)
+        total += len(act)
         out.append(Trajectory(obs, act, rew, term, trunc, infos, dict(eps_meta[i]) if i < len(eps_meta) else {}))
+    if "total_steps" in meta and _meta_int(meta, "total_steps", path) != total:
+        raise EpisodeFileError(f"meta.json field 'total_steps' is {meta['total_steps']}, the episodes hold {total} "
+                               f"steps", path)
     return out, meta
 
 

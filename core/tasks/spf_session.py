@@ -2,7 +2,9 @@
 Slow/Normal/Fast/Stop, see reward, violations and steps left, scrub back, save the run as a demonstration.
 
 The human is judged exactly like an evaluated policy (§7.7): episode ``k`` of the split's set starts from its
-stored state, the step budget is ``2 × oracle_step``, running out of it costs the evaluation's extra −3. The
+stored state, the step budget is ``2 × oracle_step``, and score, success and decisions come from the very
+functions evaluation uses (:func:`~core.tasks.spf_eval.episode_result`, :func:`~core.tasks.spf_eval.episode_score`:
+the −3 applies whenever the run used its whole budget, even when its last step reached the goal). The
 simulation records the episode (``record=True``), so any past step can be shown again; actions are always
 taken at the newest step. The run is saved in the demonstration format of ``spf collect`` (docs/spf.md).
 """
@@ -15,7 +17,7 @@ import numpy as np
 
 from ..codes import ACTION_NAMES, Action
 from .spf_demos import TrajectoryRecorder, dataset_meta, save_demonstrations
-from .spf_eval import STEP_LIMIT_PENALTY
+from .spf_eval import EpisodeResult, episode_result, episode_score
 
 __all__ = ["KEY_MAP", "PlayRecord", "PlaySession"]
 
@@ -101,9 +103,20 @@ class PlaySession:
 
     @property
     def total_reward(self) -> float:
-        """The evaluation score of the run so far (sum of rewards, −3 when the step budget ran out)."""
-        s = float(sum(r.reward for r in self.records))
-        return s - STEP_LIMIT_PENALTY if self.records and self.records[-1].out_of_steps else s
+        """The evaluation score of the run so far (sum of rewards, −3 once all ``max_steps`` steps are used:
+        the same :func:`~core.tasks.spf_eval.episode_score` as ``spf eval``)."""
+        return episode_score([r.reward for r in self.records], len(self.records), self.max_steps)
+
+    def result(self) -> EpisodeResult:
+        """The run scored exactly as :func:`~core.tasks.spf_eval.run_episode` scores a policy (TSR, score, DSR
+        decisions for the mode's ``eval_actions``)."""
+        if not self.started:
+            raise RuntimeError("start an episode first")
+        last = self.records[-1] if self.records else None
+        return episode_result(self.episode, [r.action for r in self.records],
+                              [r.oracle_action for r in self.records], [r.reward for r in self.records],
+                              bool(last and last.success), bool(last and last.fail), self.max_steps,
+                              self.env.settings.eval_actions)
 
     @property
     def steps_left(self) -> int:
