@@ -1452,13 +1452,30 @@ class MainWindow(QtWidgets.QMainWindow):
             return
         self._closing = True
         self.pause()
+        dock = getattr(self, "render_dock", None)
+        if dock is not None and not dock.shutdown(wait_ms=300):
+            # the icon generator is loading a model (cannot be interrupted) or finishing an image: close once it
+            # has stopped; destroying its running thread would abort the process (finished images are saved)
+            ev.ignore()
+            self._close_when_icongen_stops(dock)
+            return
         self._replay_timer.stop()
         self._redraw_timer.stop()
         self.save_layout()
         self.controller.shutdown()
-        if getattr(self, "render_dock", None) is not None:
-            self.render_dock.shutdown(wait_ms=5000)  # cancel a running icon generation, keep finished images
         ev.accept()
+
+    def _close_when_icongen_stops(self, dock) -> None:
+        """Show that closing waits for the icon generator, and close when its job has finished."""
+        self.statusBar().showMessage("Waiting for the icon generator to stop… the studio closes by itself "
+                                     "(a model that is loading cannot be interrupted; finished icons are saved)")
+        if getattr(self, "_close_pending", False):
+            return
+        self._close_pending = True
+        for w in [self.menuBar(), self.centralWidget(), *self.docks.values(),
+                  *self.findChildren(QtWidgets.QToolBar)]:
+            w.setEnabled(False)  # the save question was answered: no more edits
+        dock.generationFinished.connect(lambda *_: QtCore.QTimer.singleShot(0, self.close))
 
     # =========================================================================================================
     # screenshot mode (run_studio --screenshot)

@@ -13,6 +13,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from .main_window import MainWindow
 
 
+#: Height (px) the Render dock asks for when it is opened in a shorter spot: Generate, progress, the tab bar and a
+#: row of result thumbnails with their details.
+RENDER_DOCK_HEIGHT = 400
+
+
 def install(window: "MainWindow") -> None:
     """Add the Render dock (tabbed with Statistics, hidden until opened from View ▸ Docks)."""
     from core.render.library import IconLibrary
@@ -37,6 +42,21 @@ def install(window: "MainWindow") -> None:
             window.resizeDocks([window.docks["inspector"], window.docks["statistics"]], [520, 300],
                                QtCore.Qt.Orientation.Vertical)
     window.render_dock = dock_widget
+
+    def make_room(visible: bool) -> None:
+        """Opening the Render dock in the short area it shares with Statistics: take height from the Inspector
+        above so a row of results shows (the user can drag the splitter back; done only while it is too short)."""
+        insp = window.docks.get("inspector")
+        if not visible or dock.isFloating() or insp is None or insp.isFloating() or not insp.isVisible() \
+                or window.dockWidgetArea(insp) != window.dockWidgetArea(dock):
+            return
+        want = RENDER_DOCK_HEIGHT
+        if dock.height() >= want or insp.height() + dock.height() < want + 160:
+            return
+        window.resizeDocks([insp, dock], [insp.height() + dock.height() - want, want],
+                           QtCore.Qt.Orientation.Vertical)
+
+    dock.visibilityChanged.connect(make_room)
 
     def icons_changed(semantic: str) -> None:
         """Accepted/rejected icons show in the map view at once (glyph mode ignores icon art)."""

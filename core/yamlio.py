@@ -99,6 +99,26 @@ class _Builder:
             raise ConfigError(f"unsupported YAML value: {exc.problem}", self.file, line, col) from None
 
 
+#: What is most likely missing when PyYAML gives up inside one of these constructs.
+_MISSING = {"flow sequence": "a closing ']'", "flow mapping": "a closing '}'", "quoted scalar": "a closing quote"}
+
+
+def _context_note(context: str, start: Any, problem: Any) -> str:
+    """A note like `` (the flow sequence started at line 34, column 9; is a closing ']' missing?)``: where the
+    construct PyYAML was reading began. The problem is often found many lines later (an unclosed ``[`` is only
+    noticed at the next key that cannot be in a list), so the start is where to look."""
+    what = context
+    for prefix in ("while parsing ", "while scanning "):
+        if what.startswith(prefix):
+            what = what[len(prefix):]
+    if what.startswith(("a ", "an ")):
+        what = what.split(" ", 1)[1]
+    where = (f"line {start.line + 1}, column {start.column + 1}" if start.line != problem.line
+             else f"column {start.column + 1} of this line")
+    missing = next((m for k, m in _MISSING.items() if what.endswith(k)), None)
+    return f" (the {what} started at {where}" + (f"; is {missing} missing?)" if missing else ")")
+
+
 def loads_yaml(text: str, file: str | Path | None = None) -> Any:
     """Parse YAML text safely, returning Located containers. Raises :class:`ConfigError` with a position."""
     fname = str(file) if file is not None else None
@@ -108,7 +128,10 @@ def loads_yaml(text: str, file: str | Path | None = None) -> Any:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
         col = mark.column + 1 if mark else None
-        raise ConfigError(f"YAML syntax error: {exc.problem or exc.context}", fname, line, col) from None
+        message = f"YAML syntax error: {exc.problem or exc.context}"
+        if exc.problem and exc.context and exc.context_mark is not None and exc.problem_mark is not None:
+            message += _context_note(exc.context, exc.context_mark, exc.problem_mark)
+        raise ConfigError(message, fname, line, col) from None
     except yaml.reader.ReaderError as exc:  # a character YAML does not accept: locate it from its offset
         pos = int(exc.position)
         line = text.count("\n", 0, pos) + 1

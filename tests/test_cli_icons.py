@@ -85,3 +85,26 @@ def test_import_and_prompts(tmp_path, capsys):
     assert run_cli(["icons", "prompts", "--edit"]) == 0
     path = Path(capsys.readouterr().out.strip())
     assert path.is_file() and path.is_relative_to(tmp_path / "userdata")
+
+
+def test_list_and_show_name_bad_sidecars(tmp_path, capsys):
+    folder = tmp_path / "userdata" / "icons" / "walking_street"
+    folder.mkdir(parents=True)
+    for stem, text in (("x1", '{"seed": "abc"}'), ("x2", "{ oops")):
+        Image.new("RGBA", (8, 8)).save(folder / f"{stem}.png")
+        (folder / f"{stem}.json").write_text(text)
+    assert run_cli(["icons", "list"]) == 0  # used to end in a ValueError traceback
+    out = capsys.readouterr()
+    assert f"warning: {folder / 'x1.json'}: field 'seed'" in out.out
+    assert f"warning: {folder / 'x2.json'}: unreadable sidecar (not valid JSON" in out.out
+    assert "2 icon(s) with a sidecar problem" in out.err
+    assert run_cli(["icons", "list", "--json"]) == 0
+    rows = {r["id"]: r for r in json.loads(capsys.readouterr().out)}
+    assert rows["walking_street/x1"]["seed"] is None and "'seed'" in rows["walking_street/x1"]["sidecar_error"]
+    assert run_cli(["icons", "show", "walking_street/x1"]) == 0
+    out = capsys.readouterr()
+    assert json.loads(out.out) == {"seed": "abc"} and "'seed'" in out.err
+    assert run_cli(["icons", "list", "--semantic", "spaceship"]) == 1
+    assert run_cli(["icons", "prompts", "--semantic", "spaceship"]) == 2
+    assert run_cli(["icons", "import", "spaceship", str(folder / "x1.png")]) == 1
+    assert capsys.readouterr().err.count("unknown semantic") == 3

@@ -145,3 +145,63 @@ def test_user_data_dir_env_override(monkeypatch, tmp_path):
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     monkeypatch.setattr("sys.platform", "linux")
     assert user_data_dir() == tmp_path / "xdg" / "LogiCityStudio"
+
+
+def _bad_icon(lib: IconLibrary, sidecar: str, semantic: str = "walking_street", stem: str = "x1"):
+    folder = lib.root / semantic
+    folder.mkdir(parents=True, exist_ok=True)
+    Image.new("RGBA", (8, 8), (1, 2, 3, 255)).save(folder / f"{stem}.png")
+    (folder / f"{stem}.json").write_text(sidecar)
+    return folder / f"{stem}.json"
+
+
+@pytest.mark.parametrize("sidecar, field", [
+    ('{"seed": "abc"}', "seed"), ('{"seed": true, "status": "accepted"}', "seed"),
+    ('{"postprocess": "oops"}', "postprocess"), ('{"postprocess": {"warning": 3}}', "postprocess"),
+    ('{"status": 5}', "status"), ('{"status": "great"}', "status"), ('{"prompt": ["a"]}', "prompt"),
+    ('{"steps": "many", "guidance": "x"}', "steps"),
+])
+def test_sidecar_fields_of_the_wrong_type_flag_the_record(tmp_path, sidecar, field):
+    lib = IconLibrary(tmp_path)
+    side = _bad_icon(lib, sidecar)
+    (rec,) = lib.list()
+    assert rec.sidecar_error and str(side) in rec.sidecar_error and repr(field) in rec.sidecar_error
+    assert field not in rec.meta  # the bad value is never handed on
+    # no property raises, and each gives a safe value
+    assert (rec.seed, rec.prompt, rec.warning) == (None, "", None)
+    assert rec.status in ("pending", "accepted")
+    assert lib.get(rec.id).sidecar_error == rec.sidecar_error and field not in lib.metadata(rec.id)
+
+
+def test_sidecar_with_a_bad_field_keeps_its_good_fields_and_status(tmp_path):
+    lib = IconLibrary(tmp_path)
+    side = _bad_icon(lib, json.dumps({"seed": "abc", "status": "accepted", "prompt": "zebra", "note": "mine"}))
+    (rec,) = lib.accepted("walking_street")
+    assert rec.prompt == "zebra" and rec.meta["note"] == "mine" and rec.seed is None
+    assert IconSet.load(library=lib, semantics=["walking_street"]).from_library["walking_street"]
+    rec = lib.reject(rec.id)  # rewriting keeps every field, the bad one too (it is the user's)
+    stored = json.loads(side.read_text())
+    assert stored["seed"] == "abc" and stored["status"] == "rejected" and "sidecar_error" not in stored
+    assert rec.status == "rejected" and rec.sidecar_error
+
+
+@pytest.mark.parametrize("sidecar, words", [("{ not json", "not valid JSON at line 1"),
+                                            ("[1, 2]", "must be a JSON object, got an array")])
+def test_unreadable_sidecar_is_named_and_kept_on_rewrite(tmp_path, sidecar, words):
+    lib = IconLibrary(tmp_path)
+    side = _bad_icon(lib, sidecar)
+    (rec,) = lib.list()
+    assert rec.status == "pending" and str(side) in rec.sidecar_error and words in rec.sidecar_error
+    rec = lib.accept(rec.id)
+    assert rec.status == "accepted" and rec.sidecar_error is None
+    assert json.loads(side.read_text())["status"] == "accepted"
+    assert side.with_name("x1.json.broken").read_text() == sidecar  # the broken original is never lost
+
+
+def test_unknown_semantic_is_a_library_error(tmp_path):
+    lib = IconLibrary(tmp_path)
+    for call in (lambda: lib.list("spaceship"), lambda: lib.folder("spaceship"),
+                 lambda: lib.add("spaceship", Image.new("RGBA", (4, 4))),
+                 lambda: lib.import_image("spaceship", tmp_path / "missing.png")):
+        with pytest.raises(IconLibraryError, match="unknown semantic"):
+            call()

@@ -178,3 +178,43 @@ def test_semantic_switch_loads_bank_style_and_gallery(qtbot, library, model):
     dock.gallery.filter.setCurrentIndex(0)
     assert len(dock.gallery.ids()) == 1
     assert np.asarray(Image.open(library.list("office")[0].png)).shape == (20, 20, 4)
+
+
+def _write_bad_icons(root: Path) -> dict[str, Path]:
+    """Three walking-street icons with broken sidecars (wrong seed type, wrong postprocess type, not JSON)."""
+    from PIL import Image
+
+    folder = root / "walking_street"
+    folder.mkdir(parents=True, exist_ok=True)
+    sides = {}
+    for stem, text in (("x1", '{"seed": "abc"}'), ("x2", '{"seed": 4, "postprocess": "oops"}'),
+                       ("x3", '{"seed": 4,')):
+        Image.new("RGBA", (16, 16), (9, 9, 9, 255)).save(folder / f"{stem}.png")
+        (folder / f"{stem}.json").write_text(text)
+        sides[stem] = folder / f"{stem}.json"
+    return sides
+
+
+def test_bad_sidecars_are_flagged_in_the_gallery_not_raised(qtbot, library):
+    sides = _write_bad_icons(library.root)
+    dock = RenderDock(library, model=None)  # building the gallery used to raise ValueError (seed "abc")
+    qtbot.addWidget(dock)
+    dock.set_semantic("walking_street")
+    gallery = dock.gallery
+    assert len(gallery.ids()) == 3
+    for i in range(gallery.list.count()):
+        item = gallery.list.item(i)
+        stem = item.data(Qt.ItemDataRole.UserRole).split("/")[1]
+        assert item.text().startswith("⚠"), item.text()
+        assert str(sides[stem]) in item.toolTip()
+    fields = {"x1": "'seed'", "x2": "'postprocess'", "x3": "not valid JSON"}
+    for stem, words in fields.items():
+        gallery.select([f"walking_street/{stem}"])  # selecting x2 used to raise AttributeError
+        text = gallery.details.text().replace("\u200b", "")
+        assert words in text and sides[stem].name in text and "⚠" in text
+    gallery.select(["walking_street/x1"])
+    qtbot.mouseClick(gallery.reuse_btn, Qt.MouseButton.LeftButton)  # reuse with a bad seed: seed kept as it was
+    assert dock.count_spin.value() == 1
+    with qtbot.waitSignal(dock.iconsChanged, timeout=5000):
+        gallery.set_selected_status("accepted")
+    assert library.get("walking_street/x1").status == "accepted"

@@ -7,14 +7,17 @@ finished image is saved with its sidecar before it appears, so nothing is lost o
 """
 from __future__ import annotations
 
+import html
+import re
 import secrets
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGroupBox,
-                               QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QProgressBar, QPushButton,
-                               QSizePolicy, QSpinBox, QVBoxLayout, QWidget)
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QPainter
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QFrame, QHBoxLayout,
+                               QLabel, QLineEdit, QPlainTextEdit, QProgressBar, QPushButton, QScrollArea,
+                               QSizePolicy, QSpinBox, QTabWidget, QVBoxLayout, QWidget)
 
-from app.icongen_worker import IconGenJob, IconGenWorker
+from app.icongen_worker import WAITING_MESSAGE, IconGenJob, IconGenWorker
 from core.errors import LogiCityError
 from core.icongen.generator import SCHEDULERS, GenerationRequest
 from core.icongen.models import (ModelError, configured_model, resolve_model, set_configured_model,
@@ -23,12 +26,90 @@ from core.icongen.prompts import PromptBank
 from core.render.library import IconLibrary
 from core.render.semantics import LABELS, SEMANTICS
 
-from .icon_gallery import IconGallery
+from .icon_gallery import IconGallery, compact
 
 SIZES = (("model default", None), ("512 × 512", 512), ("768 × 768", 768), ("1024 × 1024", 1024))
 POSTS = (("from prompt bank", None), ("remove background", "alpha"), ("make seamless tile", "tile"),
          ("keep as is", "none"))
 MAX_SEED = 2 ** 31 - 1
+
+
+class ElidedLabel(QLabel):
+    """A one-line label that shows as much of its text as fits and "…" for the rest; the tooltip has it all.
+
+    ``text()`` is the full text. Used for the model line so a long path or help text never makes the dock taller
+    or wider."""
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(text, parent)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.NoTextInteraction)
+
+    def setText(self, text: str) -> None:  # noqa: N802 - Qt naming
+        super().setText(text)
+        self.setToolTip(text)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt naming
+        return QSize(min(self.fontMetrics().horizontalAdvance(self._line()), 300), self.fontMetrics().height() + 2)
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt naming
+        return QSize(20, self.fontMetrics().height() + 2)
+
+    def _line(self) -> str:
+        return " ".join(self.text().split())
+
+    def paintEvent(self, _event) -> None:  # noqa: N802 - Qt naming
+        p = QPainter(self)
+        rect = self.contentsRect()
+        shown = self.fontMetrics().elidedText(self._line(), Qt.TextElideMode.ElideRight, rect.width())
+        self.style().drawItemText(p, rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
+                                  self.palette(), self.isEnabled(), shown, self.foregroundRole())
+        p.end()
+
+
+class _StatusLabel(QLabel):
+    """The job's status: word-wrapped (errors must be readable) and taking no room while there is nothing to say."""
+
+    def __init__(self) -> None:
+        super().__init__("")
+        self.setWordWrap(True)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.setVisible(False)
+
+    def setText(self, text: str) -> None:  # noqa: N802 - Qt naming
+        super().setText(text)
+        self.setVisible(bool(text))
+
+
+def _as_html(text: str) -> str:
+    """A help text written for an 80-column terminal (hard line breaks, "  * " bullets, `code`) as HTML that
+    wraps to any width: lines are joined into paragraphs and bullets, back-quoted parts shown as code."""
+    blocks: list[str] = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped:
+            continue
+        new_block = not blocks or line.startswith("  * ") or blocks[-1].rstrip().endswith((".", ":", ";")) \
+            and not line.startswith("    ")
+        if new_block:
+            blocks.append(stripped)
+        else:
+            blocks[-1] += " " + stripped
+    out = []
+    for b in blocks:
+        b = html.escape(b, quote=False)
+        b = re.sub(r"`([^`]+)`", r"<code>\1</code>", b)
+        out.append(f"<p style='margin:0 0 4px {12 if b.startswith('* ') else 0}px'>"
+                   + ("• " + b[2:] if b.startswith("* ") else b) + "</p>")
+    return "".join(out)
+
+
+def _scrolled(page: QWidget) -> QScrollArea:
+    area = QScrollArea()
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setWidget(page)
+    return area
 
 
 class RenderDock(QWidget):
@@ -67,6 +148,7 @@ class RenderDock(QWidget):
         self.model_info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
         self.semantic_combo = QComboBox()
+        self.semantic_combo.setToolTip("What to draw: the map or agent semantic the icons are for")
         for s in SEMANTICS:
             self.semantic_combo.addItem(LABELS[s], s)
         self.prompts_edit = QPlainTextEdit()
@@ -89,7 +171,8 @@ class RenderDock(QWidget):
         self.seed_spin = QSpinBox()
         self.seed_spin.setRange(0, MAX_SEED)
         self.seed_spin.setToolTip("first seed; image k uses seed + k (shown on every result, reusable)")
-        self.random_seed_check = QCheckBox("new random seed each run")
+        self.random_seed_check = QCheckBox("random each run")
+        self.random_seed_check.setToolTip("draw a new random first seed every time Generate is pressed")
         self.random_seed_check.setChecked(True)
         self.batch_spin = QSpinBox()
         self.batch_spin.setRange(1, 16)
@@ -113,63 +196,80 @@ class RenderDock(QWidget):
         self.progress_bar = QProgressBar()
         self.progress_bar.setRange(0, 1000)
         self.progress_bar.setTextVisible(False)
-        self.status_label = QLabel("")
-        self.status_label.setWordWrap(True)
-        self.import_btn = QPushButton("Import PNG…")
+        self.progress_bar.setMinimumWidth(40)
+        self.status_label = _StatusLabel()
+        self.model_summary = ElidedLabel()
+        self.model_help_btn = QPushButton("How to set up a model…")
+        self.model_help_btn.setToolTip("Show where to put Stable Diffusion weights and how to point the studio at "
+                                       "them (Model tab)")
+        self.import_btn = QPushButton("Import…")
+        self.import_btn.setToolTip("Add your own PNG/JPEG icons for this semantic (accepted at once)")
 
         self.gallery = IconGallery(self.library)
+        self.gallery.add_button(self.import_btn)
+        for b in (self.generate_btn, self.cancel_btn, self.import_btn, self.model_help_btn, self.browse_dir_btn,
+                  self.browse_file_btn):
+            compact(b)
 
-        model_row = QHBoxLayout()
-        model_row.addWidget(self.model_edit, 1)
-        model_row.addWidget(self.browse_dir_btn)
-        model_row.addWidget(self.browse_file_btn)
-        model_box = QGroupBox("Model")
-        mb = QVBoxLayout(model_box)
-        mb.addLayout(model_row)
-        mb.addWidget(self.model_info)
+        # --- always visible (compact, so the gallery keeps the height when the dock is small): what to draw,
+        # Generate/Cancel/progress, the model in one line, the job's status
+        run_row = QHBoxLayout()
+        run_row.addWidget(self.semantic_combo, 2)
+        run_row.addWidget(self.generate_btn)
+        run_row.addWidget(self.cancel_btn)
+        run_row.addWidget(self.progress_bar, 1)
+        model_line = QHBoxLayout()
+        model_line.addWidget(self.model_summary, 1)
+        model_line.addWidget(self.model_help_btn)
 
-        form = QFormLayout()
-        form.addRow("Semantic", self.semantic_combo)
+        # --- tabs: the results (default), the generation settings, the model set-up
+        form_page = QWidget()
+        form = QFormLayout(form_page)
         prompts_row = QVBoxLayout()
         prompts_row.addWidget(self.prompts_edit)
         prompts_row.addWidget(self.suggest_btn, 0, Qt.AlignmentFlag.AlignRight)
         form.addRow("Prompts", prompts_row)
         form.addRow("Style", self.style_edit)
         form.addRow("Negative", self.negative_edit)
-        nums = QHBoxLayout()
-        for label, w in (("Count", self.count_spin), ("Steps", self.steps_spin), ("Guidance", self.guidance_spin),
-                         ("Batch", self.batch_spin)):
-            nums.addWidget(QLabel(label))
-            nums.addWidget(w)
-        form.addRow(nums)
+        # two fields per row, so the page fits the dock's usual width without scrolling sideways
+        for left, w1, right, w2 in (("Count", self.count_spin, "Batch", self.batch_spin),
+                                    ("Steps", self.steps_spin, "Guidance", self.guidance_spin),
+                                    ("Size", self.size_combo, "Scheduler", self.scheduler_combo),
+                                    ("After", self.post_combo, "Device", self.device_combo)):
+            row = QHBoxLayout()
+            row.addWidget(w1, 1)
+            row.addWidget(QLabel(right))
+            row.addWidget(w2, 1)
+            form.addRow(left, row)
         seed_row = QHBoxLayout()
         seed_row.addWidget(self.seed_spin, 1)
         seed_row.addWidget(self.random_seed_check)
         form.addRow("Seed", seed_row)
-        opts = QHBoxLayout()
-        for label, w in (("Size", self.size_combo), ("Scheduler", self.scheduler_combo), ("After", self.post_combo),
-                         ("Device", self.device_combo)):
-            opts.addWidget(QLabel(label))
-            opts.addWidget(w)
-        form.addRow(opts)
 
-        run_row = QHBoxLayout()
-        run_row.addWidget(self.generate_btn)
-        run_row.addWidget(self.cancel_btn)
-        run_row.addWidget(self.progress_bar, 1)
+        model_page = QWidget()
+        mb = QVBoxLayout(model_page)
+        model_row = QHBoxLayout()
+        model_row.addWidget(self.model_edit, 1)
+        model_row.addWidget(self.browse_dir_btn)
+        model_row.addWidget(self.browse_file_btn)
+        mb.addLayout(model_row)
+        mb.addWidget(self.model_info)
+        mb.addStretch(1)
 
-        gallery_box = QGroupBox("Results")
-        gb = QVBoxLayout(gallery_box)
-        gb.addWidget(self.gallery, 1)
-        gb.addWidget(self.import_btn, 0, Qt.AlignmentFlag.AlignLeft)
-        gallery_box.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(self.gallery, "Results")
+        self.tabs.addTab(_scrolled(form_page), "Prompts && settings")
+        self.tabs.addTab(_scrolled(model_page), "Model")
+        self.tabs.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
 
         lay = QVBoxLayout(self)
-        lay.addWidget(model_box)
-        lay.addLayout(form)
+        lay.setContentsMargins(6, 6, 6, 6)
+        lay.setSpacing(4)
         lay.addLayout(run_row)
+        lay.addLayout(model_line)
         lay.addWidget(self.status_label)
-        lay.addWidget(gallery_box, 1)
+        lay.addWidget(self.tabs, 1)
 
         self.browse_dir_btn.clicked.connect(self._browse_dir)
         self.browse_file_btn.clicked.connect(self._browse_file)
@@ -179,6 +279,7 @@ class RenderDock(QWidget):
         self.generate_btn.clicked.connect(self.start_generation)
         self.cancel_btn.clicked.connect(self.cancel_generation)
         self.import_btn.clicked.connect(self._import)
+        self.model_help_btn.clicked.connect(lambda: self.tabs.setCurrentIndex(2))
         self.gallery.statusChanged.connect(self._status_changed)
         self.gallery.reuseRequested.connect(self.reuse)
         if self._bank_error:
@@ -226,7 +327,7 @@ class RenderDock(QWidget):
             return False
         worker = IconGenWorker(self.model_edit.text().strip(), req, self.library,
                                device=self.device_combo.currentText())
-        self.job = IconGenJob(worker, self)
+        self.job = IconGenJob(worker)  # not parented: it may outlive this dock (see IconGenJob)
         self.job.progress.connect(self._on_progress)
         self.job.status.connect(self.status_label.setText)
         self.job.imageReady.connect(self._on_image)
@@ -236,6 +337,7 @@ class RenderDock(QWidget):
         self._set_running(True)
         self.progress_bar.setValue(0)
         self.status_label.setText(f"starting: {req.n} image(s), seeds {req.seed}…{req.seed + req.n - 1}")
+        self.tabs.setCurrentWidget(self.gallery)  # the new images appear there
         self.job.start()
         return True
 
@@ -248,11 +350,21 @@ class RenderDock(QWidget):
     def is_generating(self) -> bool:
         return self.job is not None
 
-    def shutdown(self, wait_ms: int = 60_000) -> None:
-        """Cancel a running job and wait for its thread (call before the studio closes)."""
-        if self.job is not None:
-            self.job.cancel()
-            self.job.wait(wait_ms)
+    def shutdown(self, wait_ms: int = 60_000) -> bool:
+        """Cancel a running job and wait up to ``wait_ms`` for its thread; True when none is running any more.
+
+        False means the worker is still busy in something that cannot be interrupted (loading a model, saving an
+        image): the job lives on without this dock (``app.icongen_worker`` keeps it and the application waits
+        for it when quitting, see :func:`app.icongen_worker.wait_for_jobs`); images finished so far are saved.
+        """
+        if self.job is None:
+            return True
+        self.job.cancel()
+        self.cancel_btn.setEnabled(False)
+        if self.job.wait(wait_ms):
+            return True
+        self.status_label.setText(WAITING_MESSAGE[:1].upper() + WAITING_MESSAGE[1:])
+        return False
 
     def suggest_prompts(self) -> None:
         n = min(self.count_spin.value(), 8)
@@ -260,7 +372,11 @@ class RenderDock(QWidget):
 
     def reuse(self, meta: dict) -> None:
         """Fill the form from an icon's sidecar so the same image (or variations) can be made again."""
-        prompt = str(meta.get("prompt", ""))
+        def get(key, ok) -> object:  # a hand-edited sidecar may hold anything: use only fields of the right type
+            v = meta.get(key)
+            return v if v is not None and not isinstance(v, bool) and isinstance(v, ok) else None
+
+        prompt = get("prompt", str) or ""
         style = self.style_edit.text().strip()
         suffix = ", " + style
         if style and prompt.endswith(suffix):
@@ -269,20 +385,21 @@ class RenderDock(QWidget):
             desc = prompt
             self.style_edit.setText("")
         self.prompts_edit.setPlainText(desc)
-        if "negative_prompt" in meta:
-            self.negative_edit.setText(str(meta["negative_prompt"]))
-        if meta.get("seed") is not None:
-            self.seed_spin.setValue(int(meta["seed"]))
+        if get("negative_prompt", str) is not None:
+            self.negative_edit.setText(meta["negative_prompt"])
+        seed = get("seed", int)
+        if seed is not None and 0 <= seed <= MAX_SEED:
+            self.seed_spin.setValue(seed)
         self.random_seed_check.setChecked(False)
-        if meta.get("steps"):
-            self.steps_spin.setValue(int(meta["steps"]))
-        if meta.get("guidance") is not None:
+        if get("steps", int):
+            self.steps_spin.setValue(meta["steps"])
+        if get("guidance", (int, float)) is not None:
             self.guidance_spin.setValue(float(meta["guidance"]))
-        choice = meta.get("scheduler_choice")
+        choice = get("scheduler_choice", str)
         if choice in SCHEDULERS:
             self.scheduler_combo.setCurrentText(choice)
         self.count_spin.setValue(1)
-        self.status_label.setText(f"form filled from {meta.get('semantic', '')} seed {meta.get('seed')}")
+        self.status_label.setText(f"form filled from {get('semantic', str) or ''} seed {seed}")
 
     # -------------------------------------------------------------------------------------------- slots ----
     def _semantic_changed(self) -> None:
@@ -299,13 +416,19 @@ class RenderDock(QWidget):
         try:
             src = resolve_model(text or None)
         except ModelError as exc:
-            self.model_info.setText(str(exc))
+            self.model_info.setText(_as_html(str(exc)))
             self.model_info.setStyleSheet("color: #b03a2e;")
-            self.generate_btn.setToolTip("configure a model first")
+            self.model_summary.setText("No model configured yet" if not text else f"Model problem: {exc}")
+            self.model_summary.setStyleSheet("color: #b03a2e;")
+            self.model_help_btn.setVisible(True)
+            self.generate_btn.setToolTip("configure a model first (Model tab)")
             return False
         sug = suggested_settings(src)
         self.model_info.setText(f"{src.kind.replace('_', ' ')}: {src.pipeline_class} — suggested: {sug.note}")
         self.model_info.setStyleSheet("color: #2e6b3f;")
+        self.model_summary.setText(f"Model: {src.name} ({src.pipeline_class}) — suggested: {sug.note}")
+        self.model_summary.setStyleSheet("color: #2e6b3f;")
+        self.model_help_btn.setVisible(False)
         self.generate_btn.setToolTip("")
         if not text:
             self.model_edit.setText(str(src.path))
@@ -379,5 +502,5 @@ class RenderDock(QWidget):
             w.setEnabled(not running)
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt naming
-        self.shutdown()
+        self.shutdown(wait_ms=1000)  # a job still busy after that finishes on its own; quitting waits for it
         super().closeEvent(event)

@@ -165,7 +165,7 @@ def _list(args: argparse.Namespace) -> int:
     recs = _library(args).list(args.semantic, args.status)
     if args.json:
         print(json.dumps([{"id": r.id, "status": r.status, "seed": r.seed, "prompt": r.prompt,
-                           "png": str(r.png)} for r in recs], indent=2))
+                           "png": str(r.png), "sidecar_error": r.sidecar_error} for r in recs], indent=2))
         return 0
     if not recs:
         print("no icons" + (f" for {args.semantic}" if args.semantic else "") + f" in {_library(args).root}")
@@ -173,11 +173,20 @@ def _list(args: argparse.Namespace) -> int:
     for r in recs:
         seed = "" if r.seed is None else f"seed {r.seed}"
         print(f"{r.id:<48} {r.status:<9} {seed:<16} {r.prompt[:60]}")
+        if r.sidecar_error:
+            print(f"  warning: {r.sidecar_error}")
+    bad = sum(1 for r in recs if r.sidecar_error)
+    if bad:
+        print(f"{bad} icon(s) with a sidecar problem (see the warnings above; fix or delete those .json files)",
+              file=sys.stderr)
     return 0
 
 
 def _show(args: argparse.Namespace) -> int:
-    print(json.dumps(_library(args).metadata(args.id), indent=2, ensure_ascii=False))
+    rec = _library(args).get(args.id)
+    print(json.dumps(dict(rec.stored) if rec.stored is not None else dict(rec.meta), indent=2, ensure_ascii=False))
+    if rec.sidecar_error:
+        print(f"warning: {rec.sidecar_error}", file=sys.stderr)
     return 0
 
 
@@ -204,9 +213,17 @@ def _prompts(args: argparse.Namespace) -> int:
     if args.edit:
         print(ensure_user_copy())
         return 0
+    if args.semantic:
+        try:
+            sems = [parse_semantic(args.semantic)]
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    else:
+        sems = list(SEMANTICS)
     bank = PromptBank.load()
     print(f"# {bank.source}")
-    for sem in ([parse_semantic(args.semantic)] if args.semantic else SEMANTICS):
+    for sem in sems:
         e = bank[sem]
         print(f"{sem} (post: {e.post}; style: {e.style})")
         for d in e.descriptions:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -21,7 +22,70 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+#: Largest rendered image side in pixels (the renderer also paints the whole map at --ppc): beyond this a typo
+#: (``--ppc 800``) would allocate gigabytes before failing.
+MAX_SIDE_PX = 20_000
+
+
+def _error(message: str, code: int) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return code
+
+
+def _check_arguments(args: argparse.Namespace) -> int:
+    """Exit code 2 for a bad argument, 1 for an output that cannot be written, 0 when all is fine.
+
+    Checked before the episode is loaded and anything is rendered, so a mistake costs nothing.
+    """
+    if args.ppc < 1:
+        return _error("--ppc must be >= 1", 2)
+    if args.crop:
+        _r0, _c0, rows, cols = args.crop
+        if rows <= 0 or cols <= 0:
+            return _error(f"--crop ROWS and COLS must be positive, got {rows} and {cols}", 2)
+        if max(rows, cols) * args.ppc > MAX_SIDE_PX:
+            return _error(f"--crop {rows}x{cols} cells at --ppc {args.ppc} is larger than {MAX_SIDE_PX} px per side", 2)
+    out: Path = args.out
+    if args.range:
+        if out.exists() and not out.is_dir():
+            return _error(f"--out {out}: with --range give a folder (the frames are written into it)", 2)
+        folder = out
+    else:
+        from PIL import Image
+
+        if out.is_dir():
+            return _error(f"--out {out} is a folder; give a file name such as {out / 'frame.png'}", 2)
+        Image.init()
+        ext = out.suffix.lower()
+        fmt = Image.registered_extensions().get(ext)
+        if fmt is None or fmt not in Image.SAVE:
+            known = sorted(e for e, f in Image.registered_extensions().items() if f in Image.SAVE
+                           and e in (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp", ".gif", ".ppm"))
+            what = f"unknown image file extension {ext!r}" if ext else "no file extension"
+            return _error(f"--out {out}: {what}; use one of {', '.join(known)}", 2)
+        folder = out.parent
+    import tempfile
+
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        return _error(f"cannot write --out {out}: {folder} (or a folder above it) is a file, not a folder", 1)
+    except OSError as exc:
+        return _error(f"cannot write --out {out}: cannot create the folder {folder} ({exc.strerror or exc})", 1)
+    try:
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".logicity-write-test-"):
+            pass  # the folder accepts new files (os.access is no answer for root or special file systems)
+    except OSError as exc:
+        return _error(f"cannot write --out {out}: cannot create files in {folder} ({exc.strerror or exc})", 1)
+    if not args.range and out.exists() and not os.access(out, os.W_OK):
+        return _error(f"cannot write --out {out}: the file is read-only", 1)
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    code = _check_arguments(args)
+    if code:
+        return code
     from tqdm import tqdm
 
     from core.render.renderer import Renderer
@@ -30,31 +94,34 @@ def run(args: argparse.Namespace) -> int:
 
     ep = load_episode(args.episode)
     cfg = config_from_episode(ep.meta, args.episode)
-    if args.ppc < 1:
-        print("error: --ppc must be >= 1", file=sys.stderr)
-        return 2
+    if max(cfg.city.height, cfg.city.width) * args.ppc > MAX_SIDE_PX:
+        return _error(f"the map ({cfg.city.height}x{cfg.city.width} cells) at --ppc {args.ppc} is larger than "
+                      f"{MAX_SIDE_PX} px per side; use a smaller --ppc", 2)
     renderer = Renderer(cfg.city, px_per_cell=args.ppc, seed=args.seed)
     crop = tuple(args.crop) if args.crop else None
     if args.range:
         first, last = args.range
         if not (0 <= first <= last < ep.num_states):
-            print(f"error: range must lie within 0..{ep.num_states - 1}", file=sys.stderr)
-            return 2
-        args.out.mkdir(parents=True, exist_ok=True)
+            return _error(f"range must lie within 0..{ep.num_states - 1}", 2)
         prev = renderer.render(ep.snapshot(max(0, first - 1)), crop=crop) if first > 0 else None
         for k in tqdm(range(first, last + 1), unit="frame", file=sys.stderr):
             prev = renderer.render(ep.snapshot(k), previous=prev, crop=crop)
-            prev.save(args.out / f"step_{k:05d}.png")
+            target = args.out / f"step_{k:05d}.png"
+            try:
+                prev.save(target)
+            except OSError as exc:
+                return _error(f"cannot write {target}: {exc.strerror or exc} ({k - first} frame(s) written)", 1)
         print(f"wrote {last - first + 1} frames to {args.out}")
         return 0
     k = 0 if args.step is None else args.step
     if not 0 <= k < ep.num_states:
-        print(f"error: --step must lie within 0..{ep.num_states - 1}", file=sys.stderr)
-        return 2
+        return _error(f"--step must lie within 0..{ep.num_states - 1}", 2)
     prev = renderer.render(ep.snapshot(k - 1), crop=crop) if k > 0 else None
     frame = renderer.render(ep.snapshot(k), previous=prev, crop=crop)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    frame.save(args.out)
+    try:
+        frame.save(args.out)
+    except OSError as exc:
+        return _error(f"cannot write --out {args.out}: {exc.strerror or exc}", 1)
     h, w = frame.image.shape[:2]
     print(f"wrote {args.out} ({w}x{h} px, {len(frame.boxes)} agents drawn)")
     return 0

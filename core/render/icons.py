@@ -28,10 +28,14 @@ def trim_alpha(rgba: np.ndarray, threshold: int = 8) -> np.ndarray:
 
 
 def _read_rgba(path: Path) -> np.ndarray:
+    """The image as RGBA; any unreadable file (corrupt, not an image, too large) raises ``OSError``."""
     from PIL import Image
 
-    with Image.open(path) as im:
-        return np.asarray(im.convert("RGBA")).copy()
+    try:
+        with Image.open(path) as im:
+            return np.asarray(im.convert("RGBA")).copy()
+    except (ValueError, Image.DecompressionBombError) as exc:
+        raise OSError(f"cannot read {path}: {exc}") from exc
 
 
 @dataclass(frozen=True)
