@@ -212,6 +212,7 @@ def open_episode(project: Project, index: int | None = None):
     if tuple(ep.agents.names) != names:
         raise EpisodeFileError(f"episode agents ({', '.join(ep.agents.names)}) do not match the project's agents "
                                f"({', '.join(names)})", path)
+    ep.check_map(project.config.city.height, project.config.city.width)
     return ep
 
 

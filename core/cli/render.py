@@ -94,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
 
     ep = load_episode(args.episode)
     cfg = config_from_episode(ep.meta, args.episode)
+    ep.check_map(cfg.city.height, cfg.city.width)
     if max(cfg.city.height, cfg.city.width) * args.ppc > MAX_SIDE_PX:
         return _error(f"the map ({cfg.city.height}x{cfg.city.width} cells) at --ppc {args.ppc} is larger than "
                       f"{MAX_SIDE_PX} px per side; use a smaller --ppc", 2)

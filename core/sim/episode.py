@@ -42,10 +42,12 @@ import numpy as np
 
 from ..errors import EpisodeFileError
 from ..fileio import write_npy_archive
-from ..world import AgentTable, WorldSnapshot
+from ..codes import Kind
+from ..world import KNOWN_CONCEPTS, AgentTable, WorldSnapshot
 
 FORMAT_NAME = "logicity-episode"
 FORMAT_VERSION = 1
+INT32_MAX = 2**31 - 1
 
 #: per-state arrays (T+1 rows) and per-step arrays (T rows)
 STATE_FIELDS = ("positions", "headings", "goals", "path_index", "plan_id", "priorities", "concepts")
@@ -301,10 +303,14 @@ class Episode(EpisodeView):
                     raise EpisodeFileError(f"meta.json is not valid JSON: {exc}", self.path) from None
                 if not isinstance(self.meta, dict) or self.meta.get("format") != FORMAT_NAME:
                     raise EpisodeFileError("not a LogiCity episode file (format tag missing)", self.path)
-                if int(self.meta.get("version", 0)) > FORMAT_VERSION:
+                version = self.meta.get("version", 0)
+                if isinstance(version, bool) or not isinstance(version, int):
+                    raise EpisodeFileError(f"meta.json field 'version' must be an integer, got {version!r}",
+                                           self.path)
+                if version > FORMAT_VERSION:
                     raise EpisodeFileError(
-                        f"episode format version {self.meta.get('version')} is newer than this program "
-                        f"supports ({FORMAT_VERSION})", self.path)
+                        f"episode format version {version} is newer than this program supports ({FORMAT_VERSION})",
+                        self.path)
                 for info in zf.infolist():
                     if info.filename.endswith(".npy"):
                         self._arrays[info.filename[:-4]] = self._map_member(info)
@@ -312,16 +318,18 @@ class Episode(EpisodeView):
             raise EpisodeFileError(f"not a valid episode archive: {exc}", self.path) from None
         except FileNotFoundError:
             raise EpisodeFileError("file not found", self.path) from None
+        except IsADirectoryError:
+            raise EpisodeFileError("is a folder, not an episode file (.npz)", self.path) from None
+        except OSError as exc:
+            raise EpisodeFileError(f"cannot read the file: {exc.strerror or exc}", self.path) from None
         missing = [f for f in STATE_FIELDS + STEP_FIELDS + PLAN_FIELDS if f not in self._arrays]
         if missing:
             raise EpisodeFileError(f"episode file lacks arrays: {', '.join(missing)}", self.path)
+        self._check_meta(self._arrays["positions"].shape[1] if self._arrays["positions"].ndim >= 2 else -1)
         self._validate()
-        try:
-            names = [a["name"] for a in self.meta["agents"]]
-            kinds = [int(a["kind"]) for a in self.meta["agents"]]
-            self._agents = AgentTable.build(names, kinds, self.meta["base_priorities"], self.meta["base_concepts"])
-        except (KeyError, TypeError, ValueError) as exc:
-            raise EpisodeFileError(f"meta.json agent table is malformed: {exc}", self.path) from None
+        meta = self.meta
+        self._agents = AgentTable.build([a["name"] for a in meta["agents"]], [a["kind"] for a in meta["agents"]],
+                                        meta["base_priorities"], meta["base_concepts"])
 
     def _map_member(self, info: zipfile.ZipInfo) -> np.ndarray:
         if info.compress_type != zipfile.ZIP_STORED:
@@ -354,6 +362,90 @@ class Episode(EpisodeView):
         return np.memmap(self.path, dtype=dtype, mode="r", offset=offset, shape=shape,
                          order="F" if fortran else "C")
 
+    def _meta_error(self, field: str, problem: str) -> EpisodeFileError:
+        return EpisodeFileError(f"meta.json field {field!r} {problem}", self.path)
+
+    def _check_meta(self, n: int) -> None:
+        """Structure of every meta.json field the program reads (a damaged or hand-edited file is reported
+        naming the field, never a Python error later). ``n`` is the number of agents in the arrays."""
+        meta = self.meta
+
+        def is_int(v: Any) -> bool:
+            return isinstance(v, int) and not isinstance(v, bool)
+
+        def need_list(field: str, length: int | None = None) -> list:
+            if field not in meta:
+                raise self._meta_error(field, "is missing")
+            value = meta[field]
+            if not isinstance(value, list):
+                raise self._meta_error(field, f"must be a list, got {type(value).__name__} {value!r:.60}")
+            if length is not None and length >= 0 and len(value) != length:
+                raise self._meta_error(field, f"has {len(value)} entries but the arrays hold {length} agents")
+            return value
+
+        for i, a in enumerate(need_list("agents", n)):
+            if not isinstance(a, dict) or not isinstance(a.get("name"), str) or not is_int(a.get("kind")):
+                raise self._meta_error("agents", f"entry {i} must be {{\"name\": text, \"kind\": 0 or 1}}, "
+                                                 f"got {a!r:.80}")
+            if a["kind"] not in tuple(Kind):
+                raise self._meta_error("agents", f"entry {i} ({a['name']}) has kind {a['kind']}; expected "
+                                                 f"{int(Kind.PEDESTRIAN)} (pedestrian) or {int(Kind.CAR)} (car)")
+        for i, p in enumerate(need_list("base_priorities", n)):
+            if not is_int(p) or not 0 <= p <= INT32_MAX:
+                raise self._meta_error("base_priorities", f"entry {i} must be an integer 0..{INT32_MAX}, got {p!r}")
+        for i, cs in enumerate(need_list("base_concepts", n)):
+            if not isinstance(cs, list) or not all(isinstance(c, str) for c in cs):
+                raise self._meta_error("base_concepts", f"entry {i} must be a list of concept names, got {cs!r:.80}")
+            unknown = [c for c in cs if c not in KNOWN_CONCEPTS]
+            if unknown:
+                raise self._meta_error("base_concepts", f"entry {i} names unknown concept {unknown[0]!r} "
+                                                        f"(known: {', '.join(KNOWN_CONCEPTS)})")
+        concepts = need_list("concepts")
+        for c in concepts:
+            if not isinstance(c, str) or c not in KNOWN_CONCEPTS:
+                raise self._meta_error("concepts", f"names unknown concept {c!r} (known: {', '.join(KNOWN_CONCEPTS)})")
+        if len(set(concepts)) != len(concepts):
+            raise self._meta_error("concepts", "lists a concept twice")
+        arr = self._arrays.get("concepts")
+        if arr is not None and (arr.ndim != 3 or arr.shape[2] != len(concepts)):
+            raise EpisodeFileError(f"array concepts has shape {arr.shape}, expected (steps, agents, "
+                                   f"{len(concepts)}) for the {len(concepts)} concepts of meta.json", self.path)
+        if "clauses" in meta:
+            for i, c in enumerate(need_list("clauses")):
+                if not isinstance(c, dict) or not is_int(c.get("id")) or not all(
+                        isinstance(c.get(k, ""), str) for k in ("head", "label", "text")):
+                    raise self._meta_error("clauses", f"entry {i} must be {{\"id\": integer, \"head\", \"label\", "
+                                                      f"\"text\": text}}, got {c!r:.80}")
+        if "config_texts" in meta and meta["config_texts"] is not None:
+            texts = meta["config_texts"]
+            if not isinstance(texts, dict) or not all(isinstance(t, str) for t in texts.values()):
+                raise self._meta_error("config_texts", "must map map/agents/ontology/rules to their file texts")
+        for field in ("seed", "num_steps", "agent_region"):
+            value = meta.get(field)
+            if value is not None and (not is_int(value) or value < 0):
+                raise self._meta_error(field, f"must be a non-negative integer, got {value!r:.60}")
+        for field in ("mode", "engine", "sampling", "rule_section"):
+            value = meta.get(field)
+            if value is not None and not isinstance(value, str):
+                raise self._meta_error(field, f"must be text, got {value!r:.60}")
+        if not isinstance(meta.get("interventions", []), (list, type(None))):
+            raise self._meta_error("interventions", "must be a list")
+
+    def check_map(self, height: int, width: int) -> None:
+        """Every recorded position, goal and planned cell lies on a ``height`` x ``width`` map (one vectorised
+        pass per array); raises :class:`EpisodeFileError` naming the first cell outside it."""
+        for name in ("positions", "goals", "plan_cells"):
+            arr = self._arrays[name]
+            if arr.size == 0:
+                continue
+            outside = (arr[..., 0] >= height) | (arr[..., 1] >= width)
+            if np.any(outside):
+                bad = tuple(int(i) for i in np.argwhere(outside)[0])
+                cell = tuple(int(v) for v in arr[bad])
+                where = f" at step {bad[0]}" if name in STATE_FIELDS else ""
+                raise EpisodeFileError(f"array {name} holds cell {cell}{where}, outside the {height}×{width} map",
+                                       self.path)
+
     def _validate(self) -> None:
         a = self._arrays
         t1 = a["positions"].shape[0]
@@ -366,8 +458,6 @@ class Episode(EpisodeView):
         for f in STEP_FIELDS:
             if a[f].shape[:2] != (t1 - 1, n):
                 raise EpisodeFileError(f"array {f} has shape {a[f].shape}, expected ({t1 - 1}, {n}, ...)", self.path)
-        if len(self.meta.get("agents", [])) != n:
-            raise EpisodeFileError("meta.json agent list does not match the arrays", self.path)
         off = a["plan_offsets"]
         if len(off) != len(a["plan_agent"]) + 1 or (len(off) and int(off[-1]) != len(a["plan_cells"])):
             raise EpisodeFileError("plan arrays are inconsistent", self.path)
@@ -379,13 +469,14 @@ class Episode(EpisodeView):
         """Value ranges of every array (one vectorised pass): a damaged or hand-edited file is reported here
         instead of crashing a viewer later. Reading a step stays O(1) afterwards."""
         a = self._arrays
-        n_clauses = len(self.meta.get("clauses", []) or [])
+        n_clauses = len(self.meta.get("clauses") or [])
         n_plans = len(a["plan_agent"])
         limits = {
             "headings": (-1, 3), "decided": (0, 3), "realised": (0, 3), "positions": (0, None),
             "goals": (0, None), "path_index": (0, None), "plan_id": (0, max(0, n_plans - 1)),
             "fired": (-1, n_clauses - 1 if n_clauses else None), "witness": (-1, n - 1),
-            "plan_cells": (0, None), "plan_agent": (0, n - 1),
+            "plan_cells": (0, None), "plan_agent": (0, n - 1), "priorities": (0, None),
+            "plan_step": (0, len(a["positions"])),
         }
         for name, (lo, hi) in limits.items():
             arr = a[name]

@@ -59,4 +59,8 @@ def read_archive(path: str | Path, fmt: str, version: int) -> tuple[dict[str, np
         raise EpisodeFileError(f"not a valid archive: {exc}", path) from None
     except FileNotFoundError:
         raise EpisodeFileError("file not found", path) from None
+    except IsADirectoryError:
+        raise EpisodeFileError("is a folder, not a file (.npz)", path) from None
+    except OSError as exc:
+        raise EpisodeFileError(f"cannot read the file: {exc.strerror or exc}", path) from None
     return arrays, meta

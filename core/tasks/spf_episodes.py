@@ -180,6 +180,14 @@ def _check_arrays(a: dict, meta: dict, path) -> tuple[int, int, list[str], list[
         raise EpisodeFileError(f"episode set holds {e} episodes of {n} agents; it needs at least one of each", path)
     concepts = _check_meta_list(meta, "concepts", path, list(KNOWN_CONCEPTS))
     labels = _check_meta_list(meta, "concept_labels", path, list(KNOWN_CONCEPTS) + ["normal"])
+    if "agents" not in meta:
+        raise EpisodeFileError("meta.json field 'agents' (the agent names) is missing", path)
+    agents = _check_meta_list(meta, "agents", path)
+    if len(agents) != n:
+        raise EpisodeFileError(f"meta.json field 'agents' names {len(agents)} agents, the arrays hold {n}", path)
+    num = meta.get("num_episodes", e)
+    if isinstance(num, bool) or not isinstance(num, int) or num != e:
+        raise EpisodeFileError(f"meta.json field 'num_episodes' is {num!r}, the arrays hold {e} episodes", path)
     expected = {"goals": (e, n, 2), "headings": (e, n), "path_index": (e, n), "reach_goal": (e, n), "wait": (e, n),
                 "priorities": (e, n), "concepts": (e, n, len(concepts)), "seed": (e,), "oracle_step": (e,),
                 "concept": (e,)}
@@ -211,10 +219,31 @@ def _check_arrays(a: dict, meta: dict, path) -> tuple[int, int, list[str], list[
     return e, n, concepts, labels
 
 
-def read_episode_set(path: str | Path) -> EpisodeSet:
+def _check_cells_on_map(a: dict, names: Sequence[str], shape: tuple[int, int], path) -> None:
+    """Every position, goal and planned cell inside a ``shape`` map (one vectorised pass per array)."""
+    h, w = shape
+    for name in ("positions", "goals"):
+        arr = a[name]
+        out = (arr[..., 0] < 0) | (arr[..., 0] >= h) | (arr[..., 1] < 0) | (arr[..., 1] >= w)
+        if out.any():
+            k, i = (int(x) for x in np.argwhere(out)[0])
+            raise EpisodeFileError(f"array {name}, episode {k}, agent {i} ({names[i]}): cell "
+                                   f"({int(arr[k, i, 0])}, {int(arr[k, i, 1])}) is outside the {h}×{w} map", path)
+    cells, off = a["plan_cells"], a["plan_offsets"]
+    out = (cells[:, 0] < 0) | (cells[:, 0] >= h) | (cells[:, 1] < 0) | (cells[:, 1] >= w)
+    if out.any():
+        row = int(np.argmax(out))
+        p = int(np.searchsorted(off, row, side="right")) - 1  # the path holding that row
+        k, i = divmod(p, len(names))
+        raise EpisodeFileError(f"array plan_cells, episode {k}, agent {i} ({names[i]}): path cell {row - int(off[p])} "
+                               f"({int(cells[row, 0])}, {int(cells[row, 1])}) is outside the {h}×{w} map", path)
+
+
+def read_episode_set(path: str | Path, map_shape: tuple[int, int] | None = None) -> EpisodeSet:
     """Read and check an episode-set file (shapes, dtypes, value ranges; :func:`load_episode_set` also checks it
     against a mode's map and agents). Problems raise :class:`EpisodeFileError` naming the file, the array and the
-    episode."""
+    episode. With ``map_shape`` (rows, cols) every cell is checked to lie on the map before anything that reads
+    the cells (so a cell far off the map is reported as such, not as a path mismatch)."""
     a, meta = read_archive(path, FORMAT, VERSION)
     need = ("positions", "headings", "goals", "path_index", "reach_goal", "wait", "priorities", "concepts",
             "plan_cells", "plan_offsets", "seed", "oracle_step", "concept")
@@ -222,6 +251,8 @@ def read_episode_set(path: str | Path) -> EpisodeSet:
     if missing:
         raise EpisodeFileError(f"episode set lacks arrays: {', '.join(missing)}", path)
     e, n, concepts, labels = _check_arrays(a, meta, path)
+    if map_shape is not None:
+        _check_cells_on_map(a, meta["agents"], map_shape, path)
     off = a["plan_offsets"]
     cells = a["plan_cells"].astype(np.int32)
     states = []
@@ -293,7 +324,7 @@ def load_episode_set(mode: SPFMode, path: str | Path | None = None) -> EpisodeSe
     if not p.exists():
         raise EpisodeFileError(f"no episode set for SPF {mode.name}/{mode.split} (create it with "
                                f"'python main.py spf make-episodes --mode {mode.name} --split {mode.split}')", p)
-    es = read_episode_set(p)
+    es = read_episode_set(p, tuple(mode.config.city.shape))
     check_episode_set(es, mode, p)
     return es
 
