@@ -63,40 +63,96 @@ class LocatedList(list):
         return ConfigError(message, self.file, line, col)
 
 
+#: How many values aliases (``*name``) and merge keys (``<<:``) may add to a document beyond the values written
+#: in it. Legitimate configs reuse a few blocks; nested aliases can otherwise expand exponentially ("billion
+#: laughs": a few hundred bytes that would take minutes and gigabytes to build).
+MAX_ALIAS_EXPANSION = 100_000
+
+
+def _distinct_nodes(root: yaml.Node) -> int:
+    """Number of distinct nodes of a composed document (aliases point at the same node; cycles are fine)."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                stack.extend((k, v))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+    return len(seen)
+
+
 class _Builder:
-    def __init__(self, file: str | None) -> None:
+    def __init__(self, file: str | None, limit: int | None = None) -> None:
         self.file = file
         self._scalar = yaml.SafeLoader("")  # only used for its safe scalar constructors
+        self._open: set[int] = set()  # nodes being built (an alias to one of them is a cycle)
+        self._built = 0
+        self._limit = limit
+
+    def _enter(self, node: yaml.Node, line: int, col: int) -> None:
+        if id(node) in self._open:
+            raise ConfigError("recursive YAML alias: this value contains itself (an alias *name inside the "
+                              "value anchored as &name)", self.file, line, col)
+        self._open.add(id(node))
 
     def build(self, node: yaml.Node) -> Any:
         line, col = node.start_mark.line + 1, node.start_mark.column + 1
+        self._built += 1
+        if self._limit is not None and self._built > self._limit:
+            raise ConfigError(f"YAML aliases expand to too many values (more than {MAX_ALIAS_EXPANSION} beyond "
+                              f"those written in the file); write the values out or use fewer nested aliases",
+                              self.file, line, col)
         if isinstance(node, yaml.MappingNode):
-            self._scalar.flatten_mapping(node)
+            self._enter(node, line, col)
+            explicit = sum(1 for k, _ in node.value if k.tag != "tag:yaml.org,2002:merge")
+            try:
+                self._scalar.flatten_mapping(node)
+            except yaml.MarkedYAMLError as exc:  # e.g. "<<: 5" (a merge key needs a mapping or list of them)
+                mark = exc.problem_mark or exc.context_mark
+                raise ConfigError(f"YAML merge key error: {exc.problem or exc.context}", self.file,
+                                  mark.line + 1 if mark else line, mark.column + 1 if mark else col) from None
+            except RecursionError:
+                raise ConfigError("recursive YAML merge key: a mapping merges itself (<<: *name inside the "
+                                  "mapping anchored as &name)", self.file, line, col) from None
             out = LocatedDict()
             out.file, out.line, out.col = self.file, line, col
-            for knode, vnode in node.value:
+            merged = len(node.value) - explicit  # flatten_mapping puts the merged pairs first
+            own: set = set()
+            for j, (knode, vnode) in enumerate(node.value):
                 key = self.build(knode)
                 if isinstance(key, (dict, list)):
                     raise ConfigError("mapping keys must be scalars", self.file, knode.start_mark.line + 1,
                                       knode.start_mark.column + 1)
-                if key in out:
-                    raise ConfigError(f"duplicate key {key!r}", self.file, knode.start_mark.line + 1,
-                                      knode.start_mark.column + 1)
+                if j >= merged:  # written keys must be unique; they override merged ones (YAML merge key)
+                    if key in own:
+                        raise ConfigError(f"duplicate key {key!r}", self.file, knode.start_mark.line + 1,
+                                          knode.start_mark.column + 1)
+                    own.add(key)
                 out[key] = self.build(vnode)
                 out.key_pos[key] = (knode.start_mark.line + 1, knode.start_mark.column + 1)
+            self._open.discard(id(node))
             return out
         if isinstance(node, yaml.SequenceNode):
+            self._enter(node, line, col)
             out_l = LocatedList()
             out_l.file, out_l.line, out_l.col = self.file, line, col
             for item in node.value:
                 out_l.append(self.build(item))
                 out_l.item_pos.append((item.start_mark.line + 1, item.start_mark.column + 1))
+            self._open.discard(id(node))
             return out_l
         # Scalars: the safe loader's resolver already tagged the node; construct with safe constructors only.
         try:
             return self._scalar.construct_object(node, deep=True)
         except yaml.constructor.ConstructorError as exc:
             raise ConfigError(f"unsupported YAML value: {exc.problem}", self.file, line, col) from None
+        except (yaml.YAMLError, ValueError, OverflowError) as exc:  # e.g. a timestamp that is no date
+            raise ConfigError(f"invalid YAML value {node.value!r}: {exc}", self.file, line, col) from None
 
 
 #: What is most likely missing when PyYAML gives up inside one of these constructs.
@@ -124,6 +180,8 @@ def loads_yaml(text: str, file: str | Path | None = None) -> Any:
     fname = str(file) if file is not None else None
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except RecursionError:
+        raise ConfigError("YAML nesting is too deep", fname) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
@@ -141,16 +199,28 @@ def loads_yaml(text: str, file: str | Path | None = None) -> Any:
         raise ConfigError(f"YAML error: {exc}", fname) from None
     if node is None:
         return None
-    return _Builder(fname).build(node)
+    builder = _Builder(fname, _distinct_nodes(node) + MAX_ALIAS_EXPANSION)
+    try:
+        return builder.build(node)
+    except RecursionError:
+        raise ConfigError("YAML nesting is too deep", fname) from None
+    except yaml.MarkedYAMLError as exc:  # any other YAML problem found while building: located, never a traceback
+        mark = exc.problem_mark or exc.context_mark
+        raise ConfigError(f"YAML error: {exc.problem or exc.context}", fname, mark.line + 1 if mark else None,
+                          mark.column + 1 if mark else None) from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"YAML error: {exc}", fname) from None
 
 
 def load_yaml(path: str | Path) -> Any:
     """Read and safely parse a YAML file (see :func:`loads_yaml`)."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        text = p.read_text(encoding="utf-8-sig")  # a byte-order mark (Windows editors) is not part of the text
     except FileNotFoundError:
         raise ConfigError("file not found", p) from None
+    except IsADirectoryError:
+        raise ConfigError("is a folder, not a file", p) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read file: {exc}", p) from None
     return loads_yaml(text, p)

@@ -369,6 +369,8 @@ def rule_file_from_raw(raw: RawFile, onto: Ontology, *, check: bool = True) -> R
 def parse_rules(text: str, ontology: Ontology, file: str | None = None, *, strict: bool = True) -> RuleFile:
     """Parse a whole ``.rules`` text (any sections). ``strict=False`` accepts cyclic (unstratified) sections
     so the rule editor can analyse them; such programs have ``stratified=False`` and cannot be run."""
+    if text.startswith("\ufeff"):  # a byte-order mark left by a reader that did not drop it
+        text = text[1:]
     return rule_file_from_raw(parse_raw(text, file), ontology, check=strict)
 
 
@@ -386,9 +388,11 @@ def load_rules(path: str | Path, ontology: Ontology) -> RuleFile:
     """Load a ``.rules`` file."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        text = p.read_text(encoding="utf-8-sig")  # a byte-order mark (Windows editors) is not part of the text
     except FileNotFoundError:
         raise RuleError("file not found", p) from None
+    except IsADirectoryError:
+        raise RuleError("is a folder, not a rule file", p) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise RuleError(f"cannot read file: {exc}", p) from None
     return parse_rules(text, ontology, str(p))

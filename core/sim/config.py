@@ -96,6 +96,8 @@ def load_mode(path: str | Path, *, agents_split: str | None = None, engine: str 
     if eng not in ENGINES:
         raise d.error(f"engine must be one of {', '.join(ENGINES)}, got {eng!r}", "engine")
     steps = expect(d, "steps", int, required=False, default=300)
+    if steps < 0:
+        raise d.error(f"steps must be 0 or more, got {steps}", "steps")
     sampling = expect(d, "sampling", str, required=False, default="master")
     if sampling not in ("master", "vis"):
         raise d.error(f"sampling must be 'master' or 'vis', got {sampling!r}", "sampling")

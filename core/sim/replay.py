@@ -24,7 +24,7 @@ def config_texts(cfg: SimConfig) -> dict[str, str]:
         path = cfg.files.get(role)
         if path:
             try:
-                out[role] = Path(path).read_text(encoding="utf-8")
+                out[role] = Path(path).read_text(encoding="utf-8-sig")
                 continue
             except OSError:
                 pass
