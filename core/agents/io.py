@@ -29,6 +29,8 @@ __all__ = ["FORMAT_VERSION", "load_agent_set", "loads_agent_set", "save_agent_se
 
 FORMAT_VERSION = 1
 _TOP_KEYS = ("version", "agents")
+#: Largest priority (only the order matters; priorities are stored as 32-bit integers).
+MAX_PRIORITY = 1_000_000
 _AGENT_KEYS = ("type", "id", "priority", "concepts", "size")
 _TYPES = {"Pedestrian": Kind.PEDESTRIAN, "Car": Kind.CAR}
 
@@ -43,6 +45,8 @@ def check_agent(kind: Kind, agent_id: int, priority: int, concepts: tuple[str, .
         return "id", f"id must not be negative, got {agent_id}"
     if priority < 0:
         return "priority", f"priority must not be negative, got {priority}"
+    if priority > MAX_PRIORITY:
+        return "priority", f"priority must be at most {MAX_PRIORITY}, got {priority}"
     if kind is Kind.PEDESTRIAN and priority != 0:
         return "priority", f"pedestrians always have priority 0 (the highest), got {priority}"
     if kind is Kind.CAR and priority < 1:

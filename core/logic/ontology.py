@@ -227,6 +227,10 @@ def _predicate(item: Any, index: int, plist: LocatedList) -> Predicate:
             raise item.error(f"predicate {name}: grounding {grounding!r} has arity {spec.arity}, "
                              f"predicate declares {arity}", "arity")
         params = _check_params(item, "params", spec.params, item.get("params"), f"predicate {name}")
+        if grounding == "is_close" and not params["min"] < params["max"]:
+            raise item.error(f"predicate {name}: params min ({params['min']}) must be smaller than max "
+                             f"({params['max']}); no distance satisfies min < distance <= max",
+                             "params" if "params" in item else None)
     elif item.get("params"):
         raise item.error(f"predicate {name}: params given but no grounding", "params")
     return Predicate(name, arity, kind, description, grounding, _freeze(params), index)

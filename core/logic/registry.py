@@ -8,6 +8,7 @@ with the reference values as defaults (§4.2, §4.6, §5). The vectorised implem
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -18,14 +19,27 @@ __all__ = ["ParamSpec", "GroundingSpec", "REGISTRY", "REFERENCE_FUNCTION_NAMES",
 CONCEPT_ORDER: tuple[str, ...] = ("tiro", "bus", "ambulance", "old", "young", "police", "reckless")
 
 
+#: Largest distance / view parameter in cells. Maps are at most 4096 cells a side (core.map.validate), so any
+#: larger reach means "everywhere"; bigger numbers (or .inf) would overflow the integer grids of grounding.
+MAX_CELLS = 8192
+
+
 def _positive_number(v: Any) -> str | None:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
-        return "must be a non-negative number"
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+        return "must be a non-negative (finite) number"
+    if v > MAX_CELLS:
+        return f"must be at most {MAX_CELLS} cells (larger than any map), got {v}"
+    return None
+
+
+def _angle(v: Any) -> str | None:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or not 0 <= v <= math.pi:
+        return f"must be an angle in radians between 0 and π (3.14159), got {v!r}"
     return None
 
 
 def _probability(v: Any) -> str | None:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0.0 <= v <= 1.0:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0.0 <= v <= 1.0:  # NaN fails too
         return "must be a number in [0, 1]"
     return None
 
@@ -37,8 +51,9 @@ def _range_table(v: Any) -> str | None:
     for k, r in v.items():
         if k not in allowed:
             return f"unknown key {k!r} (allowed: {', '.join(sorted(allowed))})"
-        if _positive_number(r):
-            return f"value for {k!r} must be a non-negative number"
+        problem = _positive_number(r)
+        if problem:
+            return f"value for {k!r} {problem}"
     if "pedestrian" not in v or "car" not in v:
         return "must give at least 'pedestrian' and 'car'"
     return None
@@ -96,7 +111,7 @@ _SPECS = [
                       "range": ParamSpec({"pedestrian": 3, "car": 8}, _range_table,
                                          "reach per kind, optionally per concept (first concept in "
                                          "tiro, bus, ambulance, old, young, police, reckless order wins)"),
-                      "angle": ParamSpec(0.1, _positive_number, "max angle (radians) off X's heading"),
+                      "angle": ParamSpec(0.1, _angle, "max angle (radians, 0..π) off X's heading"),
                       "coin": ParamSpec(0.5, _probability, "probability of the coin flips"),
                   }, reference="CollidingClose"),
     GroundingSpec("left_of", 2, "spatial", "X is in the left half-plane of Y's heading (0 if Y never moved)",
@@ -116,14 +131,16 @@ def _behind_table(v: Any) -> str | None:
     if not isinstance(v, Mapping) or set(v) != {"left", "right", "up", "down"}:
         return "must be a mapping with keys left, right, up, down"
     for r in v.values():
-        if isinstance(r, bool) or not isinstance(r, int) or r < 0:
-            return "values must be non-negative integers"
+        if isinstance(r, bool) or not isinstance(r, int) or not 0 <= r <= MAX_CELLS:
+            return f"values must be integers 0..{MAX_CELLS}"
     return None
 
 
 def _nonneg_int(v: Any) -> str | None:
     if isinstance(v, bool) or not isinstance(v, int) or v < 0:
         return "must be a non-negative integer"
+    if v > MAX_CELLS:
+        return f"must be at most {MAX_CELLS} cells (larger than any map), got {v}"
     return None
 
 

@@ -21,11 +21,13 @@ Mode block (``configs/modes/spf_<mode>.yaml``, documented in docs/spf.md)::
 from __future__ import annotations
 
 import dataclasses
+import math
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
+from ..agents.io import MAX_PRIORITY
 from ..codes import ACTION_INDEX, ACTION_NAMES, Kind
 from ..errors import ConfigError
 from ..world import KNOWN_CONCEPTS
@@ -72,7 +74,10 @@ class SPFSettings:
 
 
 def _number(d: LocatedDict, key: str, required: bool = True, default=None):
-    return expect(d, key, (int, float), required=required, default=default)
+    value = expect(d, key, (int, float), required=required, default=default)
+    if value is not None and not math.isfinite(value):
+        raise d.error(f"{key} must be a finite number, got {value}", key)
+    return value
 
 
 def parse_spf_block(block, source: str | None = None) -> SPFSettings:
@@ -88,8 +93,9 @@ def parse_spf_block(block, source: str | None = None) -> SPFSettings:
     if fov < 1:
         raise block.error("fov_entities must be at least 1", "fov_entities")
     cost = expect(block, "action_cost", list)
-    if len(cost) != 4 or not all(isinstance(c, (int, float)) and not isinstance(c, bool) for c in cost):
-        raise block.error("action_cost must list 4 numbers (Slow, Normal, Fast, Stop)", "action_cost")
+    if len(cost) != 4 or not all(isinstance(c, (int, float)) and not isinstance(c, bool) and math.isfinite(c)
+                                 for c in cost):
+        raise block.error("action_cost must list 4 finite numbers (Slow, Normal, Fast, Stop)", "action_cost")
     overtime = _number(block, "overtime_cost", required=False, default=-3)
     ev = expect(block, "eval_actions", list, required=False, default=["Stop"])
     eval_actions = []
@@ -110,9 +116,9 @@ def parse_spf_block(block, source: str | None = None) -> SPFSettings:
                 raise sd.error(f"unknown key {key!r} in split {name!r}", key)
         region = expect(sd, "agent_region", int, required=False)
         maxp = expect(sd, "max_priority", int)
-        if maxp < 2:
-            raise sd.error("max_priority must be at least 2 (priorities are drawn from 1..max_priority-1)",
-                           "max_priority")
+        if not 2 <= maxp <= MAX_PRIORITY + 1:
+            raise sd.error(f"max_priority must be 2..{MAX_PRIORITY + 1} (priorities are drawn from "
+                           f"1..max_priority-1), got {maxp}", "max_priority")
         horizon = expect(sd, "max_horizon", int)
         if horizon < 1:
             raise sd.error("max_horizon must be positive", "max_horizon")
@@ -124,7 +130,7 @@ def parse_spf_block(block, source: str | None = None) -> SPFSettings:
                 raise dist_d.error(f"reset_dist concept {concept!r} is not a car concept "
                                    f"({', '.join(c for c, k in KNOWN_CONCEPTS.items() if k is Kind.CAR)}, "
                                    f"{NORMAL})", concept)
-            if isinstance(p, bool) or not isinstance(p, (int, float)) or p < 0:
+            if isinstance(p, bool) or not isinstance(p, (int, float)) or not math.isfinite(p) or p < 0:
                 raise dist_d.error(f"reset_dist probability of {concept!r} must be a number >= 0", concept)
             dist.append((str(concept), float(p)))
         if dist and sum(p for _, p in dist) <= 0:
