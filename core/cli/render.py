@@ -39,6 +39,8 @@ def _check_arguments(args: argparse.Namespace) -> int:
     """
     if args.ppc < 1:
         return _error("--ppc must be >= 1", 2)
+    if args.seed < 0:
+        return _error(f"--seed must be >= 0, got {args.seed}", 2)
     if args.crop:
         _r0, _c0, rows, cols = args.crop
         if rows <= 0 or cols <= 0:

@@ -32,8 +32,9 @@ def run(args: argparse.Namespace) -> int:
     from core.sim.config import load_mode
     from core.sim.simulation import Simulation
 
-    if args.seed < 0:
-        print("error: --seed must be >= 0", file=sys.stderr)
+    problem = seed_problem(args.seed)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
         return 2
     if args.out is not None:
         problem = output_problem(args.out)
@@ -78,20 +79,40 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def output_problem(path: Path) -> str | None:
+def output_problem(path: Path, example: str = "ep.npz") -> str | None:
     """Why ``path`` cannot be written as a file (None when it can): checked before any long computation.
 
-    Creates the missing parent folders (they would be created when saving anyway).
+    Creates the missing parent folders (they would be created when saving anyway) and tries to create a file in
+    the folder (``os.access`` is no answer for root or special file systems such as /proc). Shared by every
+    sub-command that writes a file; ``example`` is the file name suggested when ``path`` is a folder.
     """
     import os
+    import tempfile
 
-    if path.exists() and path.is_dir():
-        return "is a folder; give a file name such as ep.npz"
+    if path.is_dir():
+        return f"is a folder; give a file name such as {path / example}"
     parent = path.parent if str(path.parent) else Path(".")
     try:
         parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        return f"cannot create folder {parent}: it (or a folder above it) is a file"
     except OSError as exc:
         return f"cannot create folder {parent}: {exc.strerror or exc}"
-    if not os.access(parent, os.W_OK):
-        return f"folder {parent} is not writable"
+    try:
+        with tempfile.NamedTemporaryFile(dir=parent, prefix=".logicity-write-test-"):
+            pass
+    except OSError as exc:
+        return f"cannot create files in folder {parent}: {exc.strerror or exc}"
+    if path.exists() and not os.access(path, os.W_OK):
+        return "the file is read-only"
+    return None
+
+
+def seed_problem(seed: int, flag: str = "--seed", limit: int | None = None) -> str | None:
+    """Why ``seed`` is not a usable seed (None when it is): numpy generators refuse negative seeds; ``limit``
+    bounds seeds that are stored in 64-bit arrays."""
+    if seed < 0:
+        return f"{flag} must be >= 0, got {seed}"
+    if limit is not None and seed > limit:
+        return f"{flag} must be at most {limit}, got {seed}"
     return None

@@ -65,6 +65,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
 
+def _fail(message: str, code: int = 2) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return code
+
+
+def _check_output(flag: str, path: Path, example: str) -> int:
+    """0 when ``path`` can be written, else print why (before any long computation) and return 2."""
+    from core.cli.simulate import output_problem
+
+    problem = output_problem(path, example)
+    return _fail(f"{flag} {path}: {problem}") if problem else 0
+
+
 def _bar(total: int, desc: str, quiet: bool):
     from tqdm import tqdm
 
@@ -76,6 +89,18 @@ def run_eval(args: argparse.Namespace) -> int:
     from core.tasks.spf_episodes import load_episode_set
     from core.tasks.spf_settings import load_spf_mode
 
+    from core.cli.simulate import seed_problem
+
+    problem = seed_problem(args.seed)
+    if problem:
+        return _fail(problem)
+    if args.episodes is not None and args.episodes < 1:
+        return _fail(f"--episodes must be >= 1, got {args.episodes}")
+    if args.episode_file is not None and args.mode == "all":
+        return _fail("--episode-file holds the episodes of one mode and split; give that mode with --mode "
+                     "(e.g. --mode easy), not --mode all")
+    if args.json is not None and _check_output("--json", args.json, "results.json"):
+        return 2
     if args.policy.lower().endswith(".py") and Path(args.policy).is_file():
         print(PY_POLICY_NOTICE.format(path=args.policy), file=sys.stderr)
     reports = []
@@ -94,8 +119,13 @@ def run_eval(args: argparse.Namespace) -> int:
     print(f"SPF evaluation, split {args.split}, policy {args.policy}")
     print(format_table(reports))
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps([r.to_dict() for r in reports], indent=1))
+        from core.fileio import atomic_write_text
+
+        try:
+            atomic_write_text(args.json, json.dumps([r.to_dict() for r in reports], indent=1))
+        except OSError as exc:
+            return _fail(f"could not write --json {args.json}: {exc.strerror or exc}", 1)
+        print(f"figures written to {args.json}")
     return 0
 
 
@@ -103,17 +133,26 @@ def run_collect(args: argparse.Namespace) -> int:
     from core.tasks.spf_demos import collect_oracle, save_demonstrations
     from core.tasks.spf_settings import load_spf_mode
 
+    from core.cli.simulate import seed_problem
+
     if args.n < 1:
-        print("error: --n must be >= 1", file=sys.stderr)
-        return 2
+        return _fail(f"--n must be >= 1, got {args.n}")
+    problem = seed_problem(args.seed)
+    if problem:
+        return _fail(problem)
     name = load_spf_mode(args.mode, args.split).name
     out = args.out or Path("demos") / f"spf_{name}_oracle_{args.n}.npz"
+    if _check_output("--out", out, "demos.npz"):
+        return 2
     bar = _bar(args.n, f"oracle {name}/{args.split}", args.quiet)
     try:
         trajs, meta = collect_oracle(args.mode, args.n, args.split, args.seed, progress=lambda t: bar.update(1))
     finally:
         bar.close()
-    save_demonstrations(out, trajs, meta)
+    try:
+        save_demonstrations(out, trajs, meta)
+    except OSError as exc:
+        return _fail(f"could not write {out}: {exc.strerror or exc}", 1)
     steps = sum(len(t) for t in trajs)
     succ = sum(t.meta["success"] for t in trajs)
     print(f"{len(trajs)} trajectories, {steps} steps, {succ} reached the goal; written to {out}")
@@ -121,18 +160,27 @@ def run_collect(args: argparse.Namespace) -> int:
 
 
 def run_make_episodes(args: argparse.Namespace) -> int:
-    from core.tasks.spf_episodes import DEFAULT_COUNTS, default_episode_path, make_episode_set, save_episode_set
+    from core.cli.simulate import seed_problem
+    from core.tasks.spf_episodes import (DEFAULT_COUNTS, SEED_STRIDE, default_episode_path, make_episode_set,
+                                         save_episode_set)
     from core.tasks.spf_settings import load_spf_mode
 
     splits = ["val", "test"] if args.split == "both" else [args.split]
     modes = _modes(args.mode)
     if args.out and (len(splits) > 1 or len(modes) > 1):
-        print("error: --out needs one --mode and one --split", file=sys.stderr)
+        return _fail("--out needs one --mode and one --split")
+    if args.n is not None and args.n < 1:
+        return _fail(f"--n must be >= 1, got {args.n}")
+    # try k uses seed * SEED_STRIDE + k, stored as a 64-bit integer
+    problem = seed_problem(args.seed, limit=(2**63 - 1) // SEED_STRIDE - 1)
+    if problem:
+        return _fail(problem)
+    if args.out and _check_output("--out", args.out, f"{args.split}.npz"):
         return 2
     for mode in modes:
         for split in splits:
             spf = load_spf_mode(mode, split)
-            total = args.n or DEFAULT_COUNTS[split]
+            total = args.n if args.n is not None else DEFAULT_COUNTS[split]
             bar = _bar(total, f"episodes {spf.name}/{split}", args.quiet)
 
             def progress(acc: int, tot: int, tries: int, bar=bar) -> None:
@@ -145,7 +193,10 @@ def run_make_episodes(args: argparse.Namespace) -> int:
             finally:
                 bar.close()
             out = args.out or default_episode_path(spf)
-            save_episode_set(out, es)
+            try:
+                save_episode_set(out, es)
+            except OSError as exc:
+                return _fail(f"could not write {out}: {exc.strerror or exc}", 1)
             print(f"{spf.name}/{split}: {len(es)} episodes from {es.meta['tries']} tries "
                   f"(quotas {es.meta['quotas']}) -> {out}")
     return 0
