@@ -108,3 +108,24 @@ def test_list_and_show_name_bad_sidecars(tmp_path, capsys):
     assert run_cli(["icons", "prompts", "--semantic", "spaceship"]) == 2
     assert run_cli(["icons", "import", "spaceship", str(folder / "x1.png")]) == 1
     assert capsys.readouterr().err.count("unknown semantic") == 3
+
+
+def test_download_without_network_is_one_line(tmp_path, capsys, monkeypatch):
+    import huggingface_hub
+
+    def offline(self, repo, *a, **k):
+        raise ConnectionError("[Errno -2] Name or service not known")
+
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setattr(huggingface_hub.HfApi, "list_repo_files", offline)
+    assert run_cli(["icons", "download", "foo/bar", "--out", str(tmp_path / "dl")]) == 1
+    err = capsys.readouterr().err
+    assert "error: could not download foo/bar: cannot reach the Hugging Face Hub" in err and "Traceback" not in err
+
+
+def test_download_problem_names_http_library_errors():
+    from core.cli.icons import download_problem
+
+    ConnectError = type("ConnectError", (Exception,), {"__module__": "httpx._exceptions"})
+    assert "cannot reach the Hugging Face Hub (ConnectError: no route)" in download_problem(ConnectError("no route"))
+    assert download_problem(ValueError("odd")) == "ValueError: odd"

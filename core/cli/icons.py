@@ -281,19 +281,55 @@ def _download(args: argparse.Namespace) -> int:
     if os.environ.get("HF_HUB_OFFLINE") == "1":
         print("error: HF_HUB_OFFLINE=1 is set; unset it to download", file=sys.stderr)
         return 1
+    if args.out.exists() and not args.out.is_dir():
+        print(f"error: --out {args.out} is a file; give a folder to write the model to", file=sys.stderr)
+        return 2
+    import logging
+
     from huggingface_hub import HfApi, snapshot_download
 
-    files = HfApi().list_repo_files(args.repo)
-    # one copy of each weight file: the fp16 variant where the repo has one (half the size; it is up-cast on
-    # CPU), else the plain safetensors; never pickle files
-    halves = {f.replace(".fp16.safetensors", ".safetensors") for f in files if f.endswith(".fp16.safetensors")}
-    wanted = [f for f in files
-              if f.endswith((".json", ".txt")) or (f.endswith(".safetensors") and ".fp32." not in f
-                                                  and "/" in f and f not in halves)]
-    print(f"downloading {len(wanted)} files of {args.repo} to {args.out}…", file=sys.stderr)
-    snapshot_download(args.repo, local_dir=str(args.out), allow_patterns=wanted)
+    print(f"contacting the Hugging Face Hub for {args.repo}…", file=sys.stderr)
+    hub_log = logging.getLogger("huggingface_hub")
+    level = hub_log.level
+    hub_log.setLevel(logging.ERROR)  # its retry warnings would bury the one-line error below
+    try:
+        files = HfApi().list_repo_files(args.repo)
+        # one copy of each weight file: the fp16 variant where the repo has one (half the size; it is up-cast
+        # on CPU), else the plain safetensors; never pickle files
+        halves = {f.replace(".fp16.safetensors", ".safetensors") for f in files if f.endswith(".fp16.safetensors")}
+        wanted = [f for f in files
+                  if f.endswith((".json", ".txt")) or (f.endswith(".safetensors") and ".fp32." not in f
+                                                      and "/" in f and f not in halves)]
+        print(f"downloading {len(wanted)} files of {args.repo} to {args.out}…", file=sys.stderr)
+        snapshot_download(args.repo, local_dir=str(args.out), allow_patterns=wanted)
+    except KeyboardInterrupt:
+        raise
+    except Exception as exc:  # noqa: BLE001 - network/hub failures of any HTTP library: one line, no traceback
+        print(f"error: could not download {args.repo}: {download_problem(exc)}", file=sys.stderr)
+        return 1
+    finally:
+        hub_log.setLevel(level)
     src = resolve_model(args.out)
     if args.set:
         set_configured_model(src.path)
     print(f"ready: {src.path} ({src.pipeline_class})" + (" — now the configured model" if args.set else ""))
     return 0
+
+
+def download_problem(exc: BaseException) -> str:
+    """One line saying why a Hugging Face Hub download failed (no network, unknown or gated repository, ...)."""
+    from huggingface_hub import errors as hf
+
+    detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if isinstance(exc, hf.GatedRepoError):
+        return "the repository is gated: accept its licence on huggingface.co and log in (huggingface-cli login)"
+    if isinstance(exc, hf.RepositoryNotFoundError):
+        return "no such repository on the Hugging Face Hub (or it is private)"
+    if isinstance(exc, hf.OfflineModeIsEnabled):
+        return "offline mode is enabled (HF_HUB_OFFLINE); unset it to download"
+    if isinstance(exc, hf.HfHubHTTPError):
+        return f"the Hugging Face Hub answered with an error ({detail})"
+    module = type(exc).__module__.split(".")[0]
+    if isinstance(exc, (OSError, TimeoutError)) or module.startswith(("httpx", "httpcore", "requests", "urllib3")):
+        return f"cannot reach the Hugging Face Hub ({type(exc).__name__}: {detail}); check the network connection"
+    return f"{type(exc).__name__}: {detail}"
