@@ -79,3 +79,48 @@ def test_eval_writes_json_and_a_json_error_is_clean(tmp_path, capsys):
     argv = ["spf", "eval", "--policy", "oracle", "--mode", "easy", "--split", "val", "--episodes", "1", "--quiet"]
     assert run_cli(argv + ["--json", str(out)]) == 0
     assert '"policy": "oracle"' in out.read_text()
+
+
+@pytest.fixture
+def fake_studio(monkeypatch):
+    """Replace the studio by a recorder: the tests check whether main.py would open it, and with what."""
+    import sys
+    import types
+
+    calls = []
+    mod = types.ModuleType("app.studio")
+    mod.run_studio = lambda argv: calls.append(list(argv)) or 0
+    monkeypatch.setitem(sys.modules, "app.studio", mod)
+    return calls
+
+
+def _main():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("logicity_main", ROOT / "main.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.main
+
+
+def test_mistyped_command_is_reported_not_opened(fake_studio, capsys, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    main = _main()
+    assert main(["simulat", "--steps", "3"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown command 'simulat' (did you mean 'simulate'?)" in err and fake_studio == []
+    assert main(["rendr"]) == 2 and "did you mean 'render'" in capsys.readouterr().err
+    assert main(["zzz"]) == 2 and "unknown command 'zzz'; commands:" in capsys.readouterr().err
+    assert fake_studio == []
+
+
+def test_projects_and_the_plain_studio_still_open(fake_studio, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "myproject").mkdir()
+    main = _main()
+    assert main([]) == 0
+    assert main(["myproject"]) == 0
+    assert main([str(tmp_path / "myproject"), "--screenshot", "x.png"]) == 0
+    assert main(["some/where/project.yaml"]) == 0  # a path (the studio reports a missing one itself)
+    assert fake_studio == [[], ["myproject"], [str(tmp_path / "myproject"), "--screenshot", "x.png"],
+                           ["some/where/project.yaml"]]

@@ -36,6 +36,30 @@ def known_commands() -> list[str]:
     return [n for n in COMMANDS if importlib.util.find_spec(f"core.cli.{n}") is not None]
 
 
+def looks_like_command(word: str) -> bool:
+    """True when ``word`` (the first argument of ``main.py``) reads as a sub-command rather than a project:
+    a bare word (letters, digits, '-', '_'; no path separator or file extension) naming no existing file or
+    folder. ``main.py simulat`` is then a typo to report, while ``main.py path/to/project`` still opens the
+    studio on that project."""
+    import re
+    from pathlib import Path
+
+    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]*", word):
+        return False
+    return not Path(word).exists()
+
+
+def unknown_command_message(word: str) -> str:
+    """``unknown command 'simulat' (did you mean 'simulate'?) ...`` for a word that is no sub-command."""
+    import difflib
+
+    commands = known_commands()
+    close = difflib.get_close_matches(word.lower(), commands, n=1, cutoff=0.6)
+    hint = f" (did you mean '{close[0]}'?)" if close else ""
+    return (f"unknown command {word!r}{hint}; commands: {', '.join(commands)} (python main.py --help). "
+            f"To open a project give its folder or project.yaml; there is no file or folder {word!r} here.")
+
+
 def run_cli(argv: list[str]) -> int:
     """Parse ``argv`` (without the program name) and run the sub-command; user errors print cleanly."""
     from core.errors import LogiCityError
