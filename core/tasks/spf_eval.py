@@ -20,14 +20,17 @@ generator is untouched). A policy file (``--policy PATH``), checked against the 
 
 * ``.npz`` or ``.safetensors`` — recommended: an MLP as plain weight arrays ``W0, b0, W1, b1, ...`` (``Wk``
   [in, out], ``bk`` [out]; W0 takes the observation, the last layer gives 4 scores), ReLU between layers, argmax
-  of the last. Only numbers are read (never pickled objects), so such a file is safe to load from anywhere.
+  of the last; every layer needs both arrays (save zeros for no biases). Only numbers are read (never pickled
+  objects), so such a file is safe to load from anywhere.
 * ``.pt`` — a TorchScript module (``torch.jit.save``) mapping a [1, D] float tensor to [1, 4] scores, loaded with
   ``torch.jit.load`` only (a pickled ``torch.save`` checkpoint is refused, never unpickled).
 * ``.py`` — defines ``policy(obs)``/``policy(obs, env)``, or ``make_policy(env)`` returning one. **The file's code
   runs with your permissions** (like ``python FILE``): only load files you trust (the CLI prints a notice).
 
-Every action a policy returns is checked (an int 0..3); a wrong value or an exception in the policy stops the
-evaluation with a :class:`~core.errors.PolicyError` naming the file, the value, the step and the episode.
+Every action a policy returns is checked (an int 0..3), and a model policy's action scores must be finite (NaN
+or infinite scores, e.g. from a TorchScript module or an overflowing MLP, have no meaningful argmax); a wrong
+value or an exception in the policy stops the evaluation with a :class:`~core.errors.PolicyError` naming the
+file, the value, the step and the episode.
 """
 from __future__ import annotations
 
@@ -105,9 +108,11 @@ def _mlp_from_arrays(arrays: dict[str, np.ndarray], path: Path, obs_size: int | 
     if count == 0:
         raise PolicyError(f"a {kind} policy needs arrays W0, b0, W1, b1, ... (an MLP: weights [in, out], biases "
                           f"[out]); found {', '.join(names) or 'no arrays'}", path)
+    have = {int(n[1:]) for n in names if n.startswith("W")}
     for n in names:
         if int(n[1:]) >= count:
-            what = f"W{int(n[1:])} without W{count}" if n.startswith("W") else f"{n} without W{n[1:]}"
+            gap = min(set(range(int(n[1:]))) - have, default=None)
+            what = f"W{int(n[1:])} without W{gap}" if n.startswith("W") else f"{n} without W{n[1:]}"
             raise PolicyError(f"array {n} does not belong to a layer ({what}; layers must be W0..W{count - 1})",
                               path)
     layers = []
@@ -119,22 +124,39 @@ def _mlp_from_arrays(arrays: dict[str, np.ndarray], path: Path, obs_size: int | 
         if width is not None and w.shape[0] != width:
             src = "the observation size of this mode" if k == 0 else f"W{k - 1}'s output size"
             raise PolicyError(f"array W{k} has shape {w.shape}: its first dimension must be {width} ({src})", path)
+        w32 = np.asarray(w, np.float32)
+        if not np.all(np.isfinite(w32)):
+            raise PolicyError(f"array W{k} holds NaN or infinite values", path)
         b = arrays.get(f"b{k}")
         if b is None:
-            b = np.zeros(w.shape[1], np.float32)
-        elif b.dtype.kind not in "fiu" or b.shape != (w.shape[1],):
+            raise PolicyError(f"array b{k} (the biases of layer {k}, shape ({w.shape[1]},)) is missing; every layer "
+                              f"needs its weights Wk and biases bk (save zeros for a layer without biases)", path)
+        if b.dtype.kind not in "fiu" or b.shape != (w.shape[1],):
             raise PolicyError(f"array b{k} has shape {b.shape} ({b.dtype}), expected ({w.shape[1]},) numbers "
                               f"(W{k} is {w.shape})", path)
-        w32, b32 = np.asarray(w, np.float32), np.asarray(b, np.float32)
-        for name, arr in ((f"W{k}", w32), (f"b{k}", b32)):
-            if not np.all(np.isfinite(arr)):
-                raise PolicyError(f"array {name} holds NaN or infinite values", path)
+        b32 = np.asarray(b, np.float32)
+        if not np.all(np.isfinite(b32)):
+            raise PolicyError(f"array b{k} holds NaN or infinite values", path)
         layers.append((w32, b32))
         width = w.shape[1]
     if width != NUM_ACTIONS:
         raise PolicyError(f"the last layer W{count - 1} has {width} outputs; a policy scores the {NUM_ACTIONS} "
                           f"actions (Slow, Normal, Fast, Stop)", path)
     return layers
+
+
+class NonFiniteScores(ValueError):
+    """A policy model produced NaN or infinite action scores (its argmax would be meaningless)."""
+
+    def __init__(self, scores: np.ndarray) -> None:
+        self.scores = np.asarray(scores, np.float64).reshape(-1)
+        super().__init__(f"non-finite action scores {np.array2string(self.scores, precision=3)}")
+
+
+def _checked_scores(scores: np.ndarray) -> np.ndarray:
+    if not np.all(np.isfinite(scores)):
+        raise NonFiniteScores(scores)
+    return scores
 
 
 class _MLPPolicy:
@@ -149,11 +171,12 @@ class _MLPPolicy:
 
     def __call__(self, obs: np.ndarray, env) -> int:
         x = np.asarray(obs, np.float32)
-        for i, (w, b) in enumerate(self.layers):
-            x = x @ w + b
-            if i + 1 < len(self.layers):
-                x = np.maximum(x, 0.0)
-        return int(np.argmax(x))
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported below, as non-finite scores
+            for i, (w, b) in enumerate(self.layers):
+                x = x @ w + b
+                if i + 1 < len(self.layers):
+                    x = np.maximum(x, 0.0)
+        return int(np.argmax(_checked_scores(x)))
 
 
 def _read_npz(path: Path) -> dict[str, np.ndarray]:
@@ -220,6 +243,11 @@ class _TorchScriptPolicy:
             if out.numel() != NUM_ACTIONS:
                 raise PolicyError(f"the TorchScript module returns {tuple(out.shape)} for a [1, {obs_size}] "
                                   f"observation; expected [1, {NUM_ACTIONS}] action scores", path)
+            scores = out.detach().to(self.torch.float64).reshape(-1).numpy()
+            if not np.all(np.isfinite(scores)):
+                raise PolicyError(f"the TorchScript module returns non-finite action scores "
+                                  f"{np.array2string(scores, precision=3)} for a [1, {obs_size}] observation of "
+                                  f"zeros", path)
 
     def _scores(self, obs: np.ndarray):
         with self.torch.no_grad():
@@ -232,7 +260,8 @@ class _TorchScriptPolicy:
         out = self._scores(obs)
         if out.numel() != NUM_ACTIONS:
             raise ValueError(f"the module returned shape {tuple(out.shape)}, expected [1, {NUM_ACTIONS}]")
-        return int(out.reshape(-1).argmax().item())
+        scores = _checked_scores(out.detach().to(self.torch.float64).reshape(-1).numpy())
+        return int(np.argmax(scores))
 
 
 def _adapt(fn: Callable) -> Policy:
@@ -358,6 +387,11 @@ def call_policy(policy: Policy, obs: np.ndarray, env, where: str = "") -> int:
         raw = policy(obs, env)
     except LogiCityError:
         raise
+    except NonFiniteScores as exc:  # any model policy (.npz, .safetensors, TorchScript): no argmax of NaN
+        src = getattr(policy, "source", None)
+        who = "the policy" if src else f"policy {policy_name(policy)}"
+        raise PolicyError(f"{who} computed {exc}{' ' + where if where else ''}; an action needs finite scores",
+                          src) from None
     except Exception as exc:  # noqa: BLE001 - user code may raise anything
         src = getattr(policy, "source", None)
         msg, line = _user_code_error(exc, Path(src)) if src else (f"{type(exc).__name__}: {exc}", None)
