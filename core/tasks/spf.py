@@ -46,6 +46,21 @@ ENV_IDS = {m: f"LogiCity/SPF-{m}-v0" for m in ("easy", "medium", "hard", "expert
 MEMO_LIMIT = 50_000
 
 
+def as_action(value: Any, who: str = "action") -> int:
+    """``value`` as an action index 0..3 (Slow, Normal, Fast, Stop). Python and numpy integers are accepted, and
+    integer arrays holding one value (what vectorised RL code passes); a bool or a float (``1.5``, ``True``) is a
+    :class:`TypeError` — silently truncating it would train on actions the agent never chose."""
+    a = value
+    if isinstance(a, np.ndarray) and a.size == 1 and a.dtype.kind in "iu":
+        a = a.reshape(-1)[0]
+    if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
+        raise TypeError(f"{who} must be an integer 0..3 (Slow, Normal, Fast, Stop), got {value!r} "
+                        f"({type(value).__name__})")
+    if not 0 <= int(a) < 4:
+        raise ValueError(f"{who} must be 0..3 (Slow, Normal, Fast, Stop), got {int(a)}")
+    return int(a)
+
+
 class SPFEnv(gym.Env):
     metadata = {"render_modes": ["rgb_array"], "render_fps": 4}
 
@@ -138,9 +153,7 @@ class SPFEnv(gym.Env):
     def step(self, action):
         if self._grounding is None:
             raise RuntimeError("call reset() before step()")
-        a = int(action)
-        if not 0 <= a < 4:
-            raise ValueError(f"action must be 0..3 (Slow, Normal, Fast, Stop), got {action!r}")
+        a = as_action(action)
         check = self.check_action(a)
         violations = self._explain(a) if check.violated else ()
         out = self.sim.step({self.ego: Action(a)}, prepared=(self._grounding, self._decisions))

@@ -27,6 +27,7 @@ from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
 from ..codes import Action
+from .spf import as_action
 from .spf_rules import ObservationLayout
 from .spf_settings import load_spf_mode
 
@@ -89,10 +90,7 @@ class CityParallelEnv(ParallelEnv):
         chosen = rule.copy()
         for name, a in actions.items():
             i = self.possible_agents.index(name)
-            a = int(a)
-            if not 0 <= a < 4:
-                raise ValueError(f"action of {name} must be 0..3, got {a}")
-            chosen[i] = a
+            chosen[i] = as_action(a, f"action of {name}")
         reward_rule, fail = self.checker.check_all(self._grounding, chosen)
         plen = np.array([4 * len(p) for p in self.sim.paths], dtype=float)
         rewards_arr = np.where(fail, reward_rule, (self.action_cost[chosen] + reward_rule) / plen)
