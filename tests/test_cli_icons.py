@@ -129,3 +129,13 @@ def test_download_problem_names_http_library_errors():
     ConnectError = type("ConnectError", (Exception,), {"__module__": "httpx._exceptions"})
     assert "cannot reach the Hugging Face Hub (ConnectError: no route)" in download_problem(ConnectError("no route"))
     assert download_problem(ValueError("odd")) == "ValueError: odd"
+
+
+@pytest.mark.parametrize("out, expect", [("{tmp}", "is a folder"), ("{tmp}/s.xyz", "unknown image file extension"),
+                                         ("{tmp}/afile/s.png", "is a file")])
+def test_sheet_output_is_checked_first(tmp_path, capsys, out, expect):
+    (tmp_path / "afile").write_text("x")
+    out = out.replace("{tmp}", str(tmp_path))
+    assert run_cli(["icons", "sheet", "--out", out]) == 2
+    err = capsys.readouterr().err
+    assert expect in err and "Traceback" not in err

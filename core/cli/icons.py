@@ -265,8 +265,22 @@ def _sheet(args: argparse.Namespace) -> int:
     from core.render.icons import IconSet
     from core.render.sheet import icon_sheet
 
+    from core.cli.render import image_format_problem
+    from core.cli.simulate import output_problem
+
+    if args.px_per_cell < 1:
+        print("error: --px-per-cell must be >= 1", file=sys.stderr)
+        return 2
+    problem = output_problem(args.out, "sheet.png") or image_format_problem(args.out)
+    if problem:  # checked before the library is loaded and the sheet painted
+        print(f"error: --out {args.out}: {problem}", file=sys.stderr)
+        return 2
     icons = IconSet.load(library=_library(args))
-    icon_sheet(icons, px_per_cell=args.px_per_cell).save(args.out)
+    try:
+        icon_sheet(icons, px_per_cell=args.px_per_cell).save(args.out)
+    except OSError as exc:
+        print(f"error: could not write --out {args.out}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
     n_lib = sum(1 for v in icons.from_library.values() if v)
     print(f"wrote {args.out} ({n_lib} semantic(s) from the library, the rest default art)")
     return 0

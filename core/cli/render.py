@@ -53,18 +53,11 @@ def _check_arguments(args: argparse.Namespace) -> int:
             return _error(f"--out {out}: with --range give a folder (the frames are written into it)", 2)
         folder = out
     else:
-        from PIL import Image
-
         if out.is_dir():
             return _error(f"--out {out} is a folder; give a file name such as {out / 'frame.png'}", 2)
-        Image.init()
-        ext = out.suffix.lower()
-        fmt = Image.registered_extensions().get(ext)
-        if fmt is None or fmt not in Image.SAVE:
-            known = sorted(e for e, f in Image.registered_extensions().items() if f in Image.SAVE
-                           and e in (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp", ".gif", ".ppm"))
-            what = f"unknown image file extension {ext!r}" if ext else "no file extension"
-            return _error(f"--out {out}: {what}; use one of {', '.join(known)}", 2)
+        problem = image_format_problem(out)
+        if problem:
+            return _error(f"--out {out}: {problem}", 2)
         folder = out.parent
     import tempfile
 
@@ -82,6 +75,21 @@ def _check_arguments(args: argparse.Namespace) -> int:
     if not args.range and out.exists() and not os.access(out, os.W_OK):
         return _error(f"cannot write --out {out}: the file is read-only", 1)
     return 0
+
+
+def image_format_problem(out: Path) -> str | None:
+    """Why PIL cannot save an image under ``out``'s file extension (None when it can)."""
+    from PIL import Image
+
+    Image.init()
+    ext = out.suffix.lower()
+    fmt = Image.registered_extensions().get(ext)
+    if fmt is None or fmt not in Image.SAVE:
+        known = sorted(e for e, f in Image.registered_extensions().items() if f in Image.SAVE
+                       and e in (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp", ".gif", ".ppm"))
+        what = f"unknown image file extension {ext!r}" if ext else "no file extension"
+        return f"{what}; use one of {', '.join(known)}"
+    return None
 
 
 def run(args: argparse.Namespace) -> int:
