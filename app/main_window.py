@@ -104,6 +104,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._last_draw = 0.0
         self._measured_rate = 0.0
         self._closing = False
+        self._resume_from: int | None = None   # the state Play resumed replaying from (see _replay_tick)
         self.undo = QtGui.QUndoStack(self)
 
         self.controller = SimController(self)
@@ -1093,6 +1094,7 @@ class MainWindow(QtWidgets.QMainWindow):
         if self.history is None:
             return
         if self.cursor < self.num_steps:
+            self._resume_from = self.cursor   # a breakpoint that shows this state does not fire again at once
             self.replaying = True
             self._replay_timer.start(self._replay_interval())
         else:
@@ -1135,7 +1137,9 @@ class MainWindow(QtWidgets.QMainWindow):
             return
         k = self.cursor
         self.set_cursor(k + 1)
-        hit = check_breakpoints(self.breakpoints, self.history, k) if self.breakpoints else None
+        resume_from, self._resume_from = getattr(self, "_resume_from", None), None
+        hit = check_breakpoints(self.breakpoints, self.history, k,
+                                resume_from=resume_from) if self.breakpoints else None
         if hit is not None:
             self.pause()
             self.status(f"Breakpoint: {hit.text}")

@@ -214,11 +214,18 @@ class Breakpoint:
         return cls(str(d.get("kind")), d.get("step"), d.get("agent"), d.get("action"), bool(d.get("enabled", True)))
 
 
-def check_breakpoints(breakpoints: Iterable[Breakpoint], episode, k: int) -> Hit | None:
-    """The first breakpoint that fires during step ``k``, or None."""
+def check_breakpoints(breakpoints: Iterable[Breakpoint], episode, k: int,
+                      resume_from: int | None = None) -> Hit | None:
+    """The first breakpoint that fires during step ``k``, or None.
+
+    ``resume_from``: the state playback resumes from. A hit that would show that very state again is skipped
+    (what debuggers do: the breakpoint at the current position does not fire on resume). Action and goal
+    breakpoints show the state in which step k began, so without this Play after such a hit would stop at the
+    same state forever; they fire again on every later step.
+    """
     for bp in breakpoints:
         hit = bp.check(episode, k)
-        if hit is not None:
+        if hit is not None and not (resume_from is not None and hit.show == resume_from):
             return hit
     return None
 
