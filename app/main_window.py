@@ -15,6 +15,7 @@ Playback model (what users of video players / rerun expect):
 from __future__ import annotations
 
 import html
+import logging
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -28,7 +29,7 @@ from core.project import Project, describe_error, is_project, load_project, new_
 from core.sim.episode import EpisodeBuffer
 from core.sim.events import Breakpoint, MarkerIndex, check_breakpoints, event_kinds
 from core.sim.frames import apply_frame, copy_episode
-from core.view.colouring import colour_schemes
+from core.view.colouring import DEFAULT_SCHEME, colour_schemes, scheme_problem
 from core.view.inspect import Inspector
 from core.view.scene import build_scene
 from widgets.inspector import InspectorWidget
@@ -42,6 +43,7 @@ from .render_dock_install import install as install_render_dock
 from .spf_play import install as install_spf_play
 from .worker import ResetInfo, SimController
 
+log = logging.getLogger(__name__)
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_MODE = ROOT / "configs" / "modes" / "default.yaml"
 SPEEDS: tuple[tuple[str, float], ...] = (("1 step/s", 1), ("2 steps/s", 2), ("5 steps/s", 5), ("10 steps/s", 10),
@@ -85,7 +87,10 @@ class MainWindow(QtWidgets.QMainWindow):
         self.inspector_model: Inspector | None = None
         self.cursor = 0
         self.selected: int | None = None
-        self.scheme = "Type"
+        self.scheme = DEFAULT_SCHEME
+        #: Set for unattended runs (--screenshot): questions are answered without a dialog (unsaved changes
+        #: are discarded, everything else cancelled) so the process always ends.
+        self.non_interactive = False
         self.path_mode = "all"
         self.breakpoints: list[Breakpoint] = []
         self.markers = MarkerIndex()
@@ -461,6 +466,7 @@ class MainWindow(QtWidgets.QMainWindow):
         if state is not None:
             self.restoreState(state, STATE_VERSION)
         self.scheme = str(self.settings.value("view/colour_by", self.scheme))
+        self._check_scheme("the remembered settings")
         self.path_mode = str(self.settings.value("view/paths", self.path_mode))
         for a in self.path_group.actions():
             a.setChecked(a.data() == self.path_mode)
@@ -490,6 +496,9 @@ class MainWindow(QtWidgets.QMainWindow):
         """Ask the user to choose; returns a choice key. ``self.answers[key]`` answers without a dialog."""
         if key in self.answers:
             return self.answers[key]
+        if self.non_interactive:
+            keys = [ck for ck, _ in choices]
+            return "discard" if "discard" in keys else "cancel"
         box = QtWidgets.QMessageBox(self)
         box.setWindowTitle(title)
         box.setText(text)
@@ -601,9 +610,13 @@ class MainWindow(QtWidgets.QMainWindow):
         concepts = list(cfg.agents.table().concepts)
         self._fill_colour_menu(list(colour_schemes(concepts)))
         studio = dict(project.studio or {})
-        if studio.get("colour_by") in colour_schemes(concepts):
+        if studio.get("colour_by") is not None and not self._check_scheme("the project", studio["colour_by"],
+                                                                            concepts):
+            pass   # reported; the current scheme stays
+        elif studio.get("colour_by") is not None:
             self.scheme = studio["colour_by"]
-            self._fill_colour_menu(list(colour_schemes(concepts)))
+        self._check_scheme("the remembered settings", concepts=concepts)
+        self._fill_colour_menu(list(colour_schemes(concepts)))
         bps = []
         for d in studio.get("breakpoints", []) or []:
             try:
@@ -645,6 +658,20 @@ class MainWindow(QtWidgets.QMainWindow):
         self._update_title()
         self._update_status()
         self.projectLoaded.emit()
+
+    def _check_scheme(self, source: str, name: str | None = None, concepts: list[str] | None = None) -> bool:
+        """Is ``name`` (default: the current scheme) a colour-by scheme? If not, say so in the status line and
+        the log, naming where it came from, and colour by the default scheme when it was the current one."""
+        name = self.scheme if name is None else name
+        problem = scheme_problem(name, concepts)
+        if problem is None:
+            return True
+        if name == self.scheme:
+            self.scheme = DEFAULT_SCHEME
+        text = f"Ignored the colour-by setting from {source}: {problem}. Colouring by {self.scheme}."
+        log.warning(text)
+        self.status(text, 15000)
+        return False
 
     def _update_title(self) -> None:
         name = self.project.name if self.project else "no project"
@@ -912,6 +939,9 @@ class MainWindow(QtWidgets.QMainWindow):
             self._update_status()
             return
         k = min(self.cursor, self.num_steps)
+        if self.scheme not in colour_schemes(list(self.history.agents.concepts)):   # never a KeyError per frame
+            self._check_scheme("the view", concepts=list(self.history.agents.concepts))
+            self._fill_colour_menu(list(colour_schemes(list(self.history.agents.concepts))))
         sc = build_scene(self.history, k, scheme=self.scheme, selected=self.selected, paths=self.path_mode,
                          grounder=self._grounder(), clause_labels=self._clause_labels())
         self.map.show_scene(sc)

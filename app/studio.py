@@ -30,7 +30,7 @@ def _parser() -> argparse.ArgumentParser:
                    "(default: the bundled default city)")
     p.add_argument("--screenshot", metavar="OUT.png", help="save the main window as PNG once settled, then exit")
     p.add_argument("--steps", type=int, default=0, help="with --screenshot: simulate this many steps first")
-    p.add_argument("--select", metavar="AGENT", help="with --screenshot: select this agent (e.g. Car_3)")
+    p.add_argument("--select", metavar="AGENT", help="select this agent (e.g. Car_3; ids are case-sensitive)")
     p.add_argument("--colour-by", metavar="SCHEME", help="colour agents by this scheme (e.g. 'Action (next)')")
     p.add_argument("--show-step", type=int, help="with --screenshot: show this step after simulating")
     p.add_argument("--size", type=_window_size, default=(1440, 900),
@@ -42,8 +42,30 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def agent_problem(name: str, names: list[str] | tuple[str, ...]) -> str | None:
+    """None when ``name`` is one of the agent ids ``names``, else a message naming it and a few valid ids."""
+    if name in names:
+        return None
+    import difflib
+
+    same = [n for n in names if n.lower() == name.lower()]
+    close = same or difflib.get_close_matches(name, list(names), n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    shown = ", ".join(names[:8]) + (f", … ({len(names)} agents)" if len(names) > 8 else "")
+    return f"no agent {name!r} in this city{hint}; agent ids are case-sensitive, e.g. {shown}"
+
+
 def run_studio(argv: list[str]) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.colour_by is not None:   # checked before any window opens: a bad scheme would break every redraw
+        from core.view.colouring import scheme_problem
+
+        problem = scheme_problem(args.colour_by)
+        if problem is not None:
+            parser.print_usage(sys.stderr)
+            print(f"{parser.prog}: error: --colour-by: {problem}", file=sys.stderr)
+            return 2
     from PySide6 import QtCore, QtGui, QtWidgets
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])
@@ -60,6 +82,7 @@ def run_studio(argv: list[str]) -> int:
     win = MainWindow(settings)
     if args.screenshot:
         win.resize(*args.size)
+        win.non_interactive = True   # unattended: never wait for an answer (e.g. "Unsaved changes" on quit)
     if args.colour_by:
         win.scheme = args.colour_by
     target = args.project or DEFAULT_MODE
@@ -80,8 +103,18 @@ def run_studio(argv: list[str]) -> int:
             opened = win.open_path(target, ask_save=False)
     else:
         opened = win.open_path(target, ask_save=False)
+    if args.select and win.project is not None:
+        problem = agent_problem(args.select, tuple(win.project.config.agents.table().names))
+        if problem is not None:
+            print(f"{parser.prog}: error: --select: {problem}", file=sys.stderr)
+            win.dirty = False
+            win.non_interactive = True
+            win.close()
+            return 2
     win.show()
     if not args.screenshot:
+        if args.select:
+            win.when_ready(lambda: win.select_agent_by_name(args.select))
         return app.exec()
 
     out = Path(args.screenshot)
@@ -140,6 +173,9 @@ def run_studio(argv: list[str]) -> int:
         print(f"screenshot timed out (steps recorded: {win.num_steps})", file=sys.stderr)
         faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
         result.update(rc=2)
+        win.non_interactive = True
+        win.dirty = False   # a screenshot run has nothing to save: quit without asking
+        win.close()
         app.quit()
 
     QtCore.QTimer.singleShot(120_000, give_up)

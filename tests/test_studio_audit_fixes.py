@@ -67,3 +67,75 @@ def test_play_continues_past_an_action_or_goal_breakpoint(studio, qtbot, bp_args
     qtbot.waitUntil(lambda: win.cursor > first or not win.playing, timeout=WAIT)
     win.pause()
     assert win.cursor > first
+
+
+# ---- 2. colour-by: validated on the command line, bad remembered values fall back; unattended runs never ask ----
+
+def _run_main(args, tmp_path, timeout=240):
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", LOGICITY_DATA_DIR=str(tmp_path / "data"))
+    return subprocess.run([sys.executable, str(ROOT / "main.py"), *args], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def test_unknown_colour_by_on_the_command_line_is_an_error(tmp_path):
+    out = tmp_path / "shot.png"
+    res = _run_main(["--colour-by", "action", "--screenshot", str(out), "--steps", "5"], tmp_path, timeout=120)
+    assert res.returncode == 2, res.stderr[-2000:]
+    assert "--colour-by" in res.stderr and "'action'" in res.stderr
+    assert "Action (next)" in res.stderr and "Type" in res.stderr      # the choices
+    assert not out.exists()
+
+
+def test_bad_colour_by_from_settings_falls_back_to_the_default(qtbot, settings_path):
+    from app.settings import make_settings
+
+    s = make_settings(settings_path)
+    s.setValue("view/colour_by", "Concept: IsNonexistent")
+    s.sync()
+    win = _open_window(qtbot, settings_path)
+    try:
+        assert win.scheme == "Type"
+        assert win.colour_combo.currentText() == "Type"
+        win.flush_redraw()                                   # was a KeyError on every redraw
+        assert win.map.scene_data is not None
+        win.scheme = "Nonsense"                              # however it gets there, a redraw never fails
+        win.flush_redraw()
+        assert win.scheme == "Type" and "Nonsense" in win.last_message
+    finally:
+        _close(win)
+
+
+def test_unattended_window_never_shows_a_modal_question(qtbot, settings_path):
+    win = _open_window(qtbot, settings_path)
+    shown = []
+
+    def close_modal():
+        w = QtWidgets.QApplication.activeModalWidget()
+        if w is not None:
+            shown.append(w.windowTitle())
+            w.close()
+
+    timer = QtCore.QTimer()
+    timer.timeout.connect(close_modal)
+    timer.start(50)
+    try:
+        _simulate(qtbot, win, 2)
+        win.answers.clear()
+        win.non_interactive = True
+        assert win.dirty
+        win.close()                                          # what the screenshot give-up timer's quit does
+        assert not win.isVisible()
+        assert win.controller.thread.wait(10_000)
+        assert shown == []
+    finally:
+        timer.stop()
+
+
+def test_unknown_select_on_the_command_line_is_an_error(tmp_path):
+    res = _run_main(["--select", "car_3", "--screenshot", str(tmp_path / "s.png")], tmp_path)
+    assert res.returncode == 2, res.stderr[-2000:]
+    assert "'car_3'" in res.stderr and "did you mean 'Car_3'" in res.stderr and "Pedestrian" in res.stderr

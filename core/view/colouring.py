@@ -6,6 +6,7 @@ pure function of recorded data. Colours are ``(r, g, b)`` tuples of ints 0..255.
 """
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -253,6 +254,26 @@ def colour_schemes(concepts: Sequence[str] | None = None) -> dict[str, Scheme]:
     for c in (concepts if concepts is not None else KNOWN_CONCEPTS):
         schemes[f"Concept: {c}"] = _by_concept(c)
     return schemes
+
+
+DEFAULT_SCHEME = "Type"
+
+
+def scheme_problem(name: object, concepts: Sequence[str] | None = None) -> str | None:
+    """None when ``name`` is a colour-by scheme (see :func:`colour_schemes`), else a message naming it, a close
+    match when there is one, and every choice."""
+    schemes = colour_schemes(concepts)
+    if isinstance(name, str) and name in schemes:
+        return None
+    hint = ""
+    if isinstance(name, str):
+        low = name.strip().lower()
+        close = ([s for s in schemes if s.lower() == low] or ([s for s in schemes if s.lower().startswith(low)]
+                                                               if low else [])
+                 or difflib.get_close_matches(name, list(schemes), n=1, cutoff=0.6))
+        if close:
+            hint = f" (did you mean {' or '.join(repr(c) for c in close[:3])}?)"
+    return f"unknown colour-by scheme {name!r}{hint}; choose one of: {', '.join(schemes)}"
 
 
 def colour_by(name: str, ctx: ColourContext) -> Colouring:
