@@ -3,8 +3,8 @@
 Why it never freezes the GUI: frames are drawn one per timer tick by a hidden copy of the map view (same city,
 colours, overlays and visible region as the user's view, so the export looks like what is on screen) and the
 progress dialog stays live between ticks; the GIF's final encoding runs in a Python thread (pure Pillow) while
-the dialog waits. Cancel stops at the next tick and writes nothing for a GIF (frames already written for an image
-sequence stay).
+the dialog waits. Cancel stops at the next tick and writes nothing for a GIF, also while it is being encoded (frames already
+written for an image sequence stay). Failures (an unwritable folder, a full disk) end in an error dialog.
 """
 from __future__ import annotations
 
@@ -54,6 +54,7 @@ class FrameExporter(QtCore.QObject):
         self.out = Path(out)
         self.width = int(width)
         self.cancelled = False
+        self.user_cancelled = False   # Cancel was pressed before the export finished
         self.done = 0
         self.paths = sequence_paths(self.out, pattern, self.steps) if kind == "images" else []
         self.gif = GifBuilder(fps, max_side=None) if kind == "gif" else None
@@ -73,10 +74,16 @@ class FrameExporter(QtCore.QObject):
         self._timer.timeout.connect(self._tick)
         self._thread: threading.Thread | None = None
         self._error: str | None = None
+        self._written = False
 
     def start(self) -> None:
         if self.kind == "images":
-            self.out.mkdir(parents=True, exist_ok=True)
+            try:
+                self.out.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:   # read-only disk, a file in the way, no permission: report, never raise
+                why = exc.strerror or str(exc)
+                self._finish(False, f"cannot create the folder {self.out}: {why}")
+                return
         self._timer.start(0)
 
     def cancel(self) -> None:
@@ -112,8 +119,10 @@ class FrameExporter(QtCore.QObject):
 
     def _encode_gif(self) -> None:
         def work() -> None:
-            try:
-                self.gif.save(self.out)  # type: ignore[union-attr]
+            try:   # a Cancel while encoding is honoured right before the file is committed
+                gif = self.gif
+                assert gif is not None
+                self._written = gif.save(self.out, cancelled=lambda: self.cancelled) is not None
             except Exception as exc:  # noqa: BLE001
                 self._error = f"{type(exc).__name__}: {exc}"
 
@@ -127,14 +136,18 @@ class FrameExporter(QtCore.QObject):
         if self._thread is not None and self._thread.is_alive():
             return
         self._poll.stop()
-        if self.cancelled:
-            self._finish(False, "Export cancelled")
+        if self.cancelled and not self._written:
+            self._finish(False, "Export cancelled; no GIF was written")
+        elif self.cancelled and not self._error:   # Cancel came after the file was committed: say so
+            self._finish(True, f"Wrote {self.out} ({len(self.steps)} frames; Cancel came after it was written)")
         elif self._error:
             self._finish(False, self._error)
         else:
             self._finish(True, f"Wrote {self.out} ({len(self.steps)} frames)")
 
     def _finish(self, ok: bool, msg: str) -> None:
+        # decided before the signal: closing the progress dialog (a receiver) emits its canceled() as well
+        self.user_cancelled = self.cancelled
         self._timer.stop()
         self.view.hide()
         self.view.deleteLater()
@@ -239,7 +252,7 @@ def start_export(window, steps: list[int], kind: str, out: str | Path, *, width:
         window._export_progress = dlg
     def on_finished(ok: bool, msg: str) -> None:
         window.status(msg, 10000)
-        if not ok and not exp.cancelled:  # a real failure (bad folder, disk full) deserves a dialog
+        if not ok and not exp.user_cancelled:  # a real failure (bad folder, disk full) deserves a dialog
             window.show_error("Could not export the steps", str(out), msg)
 
     exp.finished.connect(on_finished)

@@ -47,8 +47,9 @@ def test_play_continues_past_an_action_or_goal_breakpoint(studio, qtbot, bp_args
     win = studio
     win.add_breakpoint(Breakpoint(**bp_args))
     win.set_speed(0)
+    win.status("")
     win.play()
-    qtbot.waitUntil(lambda: not win.playing and "Breakpoint" in win.last_message, timeout=WAIT)
+    qtbot.waitUntil(lambda: not win.playing and win.last_message.startswith("Breakpoint:"), timeout=WAIT)
     first = win.cursor
     assert first < win.num_steps
     seen = [first]
@@ -139,3 +140,67 @@ def test_unknown_select_on_the_command_line_is_an_error(tmp_path):
     res = _run_main(["--select", "car_3", "--screenshot", str(tmp_path / "s.png")], tmp_path)
     assert res.returncode == 2, res.stderr[-2000:]
     assert "'car_3'" in res.stderr and "did you mean 'Car_3'" in res.stderr and "Pedestrian" in res.stderr
+
+
+# ---- 4. / 6. export: an unwritable image folder is reported; Cancel while encoding writes no GIF ------------------
+
+def test_image_sequence_into_an_unwritable_folder_shows_an_error(studio, qtbot, tmp_path):
+    from app.export import ExportDialog
+
+    _simulate(qtbot, studio, 3)
+    blocker = tmp_path / "afile"
+    blocker.write_text("x")                  # a folder below a regular file can never be created (even by root)
+    dlg = ExportDialog(studio)
+    dlg.kind.setCurrentIndex(1)
+    dlg.out_edit.setText(str(blocker / "seq"))
+    dlg._start()                             # what OK does; raised OSError out of the slot before
+    qtbot.waitUntil(lambda: studio.last_error is not None, timeout=WAIT)
+    title, file, problem = studio.last_error
+    assert title == "Could not export the steps" and str(blocker / "seq") in file and "folder" in problem
+    prog = studio.findChild(QtWidgets.QProgressDialog, "exportProgress")
+    assert prog is None or not prog.isVisible()
+    from app.export import start_export
+
+    studio.last_error = None                 # a GIF there fails in the encoder thread: also a dialog
+    start_export(studio, [0, 1], "gif", blocker / "x.gif", width=100)
+    qtbot.waitUntil(lambda: studio.last_error is not None, timeout=WAIT)
+    assert studio.last_error[0] == "Could not export the steps"
+
+
+def test_gif_builder_save_honours_cancel_before_committing(tmp_path):
+    import numpy as np
+
+    from core.view.export import GifBuilder
+
+    gb = GifBuilder(5)
+    gb.add(np.zeros((8, 8, 3), np.uint8))
+    out = tmp_path / "a.gif"
+    out.write_bytes(b"old")
+    assert gb.save(out, cancelled=lambda: True) is None
+    assert out.read_bytes() == b"old" and sorted(p.name for p in tmp_path.iterdir()) == ["a.gif"]
+    assert gb.save(out, cancelled=lambda: False) == out and out.read_bytes()[:3] == b"GIF"
+
+
+def test_cancel_while_encoding_the_gif_writes_nothing(studio, qtbot, tmp_path, monkeypatch):
+    import threading
+
+    from app.export import start_export
+    from core.view.export import GifBuilder
+
+    _simulate(qtbot, studio, 4)
+    release = threading.Event()
+    real_encode = GifBuilder.encode
+    monkeypatch.setattr(GifBuilder, "encode", lambda self: (release.wait(20), real_encode(self))[1])
+    out = tmp_path / "c.gif"
+    done = []
+    exp = start_export(studio, list(range(5)), "gif", out, width=200)
+    exp.finished.connect(lambda ok, m: done.append((ok, m)))
+    qtbot.waitUntil(lambda: exp._thread is not None, timeout=WAIT)
+    assert studio._export_progress.labelText() == "Encoding the GIF…"
+    studio._export_progress.findChild(QtWidgets.QPushButton).click()     # Cancel
+    release.set()
+    qtbot.waitUntil(lambda: bool(done), timeout=WAIT)
+    exp._thread.join(10)
+    assert done[0][0] is False and "cancelled" in done[0][1]
+    assert not out.exists() and list(tmp_path.glob("c.gif*")) == []
+    assert "cancelled" in studio.last_message

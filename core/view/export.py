@@ -64,6 +64,10 @@ def frame_name(pattern: str, index: int, step: int) -> str:
 DEFAULT_PATTERN = "frame_{step:05d}.png"
 
 
+class _Cancelled(Exception):
+    """Raised inside an atomic write to drop the temporary file instead of committing it."""
+
+
 class GifBuilder:
     """Collects frames one by one (downscaled, quantised to 255 colours: ~1 byte per pixel) and encodes a
     looping GIF. ``encode()`` is pure Pillow work and may run in a background thread."""
@@ -96,10 +100,22 @@ class GifBuilder:
                             duration=max(20, int(round(1000.0 / max(self.fps, 0.1)))), disposal=1)
         return buf.getvalue()
 
-    def save(self, path: str | Path) -> Path:
-        from ..project import atomic_write_bytes
+    def save(self, path: str | Path, cancelled: Callable[[], bool] | None = None) -> Path | None:
+        """Encode and write atomically. ``cancelled()`` is asked once the (long) encoding is done, right before
+        the file is committed: when it is true nothing is written (an existing file stays) and None is returned."""
+        from ..fileio import atomic_writer
 
-        return atomic_write_bytes(path, self.encode())
+        data = self.encode()
+        if cancelled is not None and cancelled():
+            return None
+        try:
+            with atomic_writer(path) as fh:
+                fh.write(data)
+                if cancelled is not None and cancelled():
+                    raise _Cancelled
+        except _Cancelled:
+            return None
+        return Path(path)
 
 
 def write_gif(frames: Iterable[np.ndarray | str | Path], path: str | Path, fps: float = 10.0,
