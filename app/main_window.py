@@ -25,7 +25,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from core.codes import ACTION_NAMES, Action
 from core.errors import LogiCityError
-from core.project import Project, describe_error, is_project, load_project, new_project, open_episode, save_project
+from core.project import (Project, describe_error, is_project, load_project, manifest_name, new_project,
+                          open_episode, save_project)
 from core.sim.episode import EpisodeBuffer
 from core.sim.events import Breakpoint, MarkerIndex, check_breakpoints, event_kinds
 from core.sim.frames import apply_frame, copy_episode
@@ -713,15 +714,29 @@ class MainWindow(QtWidgets.QMainWindow):
         if self.project is None:
             return False
         folder = Path(folder)
-        if (folder.exists() and any(folder.iterdir()) and not is_project(folder)
-                and (self.project.root is None or folder.resolve() != Path(self.project.root).resolve())):
+        own = self.project.root is not None and folder.resolve() == Path(self.project.root).resolve()
+        if folder.exists() and not folder.is_dir():
+            self.show_error("Could not save the project", str(folder), "this is a file, not a folder")
+            return False
+        if not own and folder.is_dir() and any(folder.iterdir()) and not is_project(folder):
             self.show_error("Could not save the project", str(folder),
                             "the folder is not empty and holds no project; choose an empty or new folder")
             return False
+        replace = False
+        if not own and is_project(folder):
+            other = manifest_name(folder)
+            ans = self.ask("overwrite", "Replace the project?",
+                           f"The folder {folder} already holds the project “{other}”.\n\nReplace it with "
+                           f"“{self.project.name}”? The files of “{other}” are deleted (other files in the folder "
+                           f"stay).", [("replace", "Replace"), ("cancel", "Cancel")], "cancel")
+            if ans != "replace":
+                self.status("Not saved: the folder holds another project")
+                return False
+            replace = True
         self.project.studio = self._studio_state()
         meta = {"interventions": self.interventions} if self.interventions else None
         try:
-            save_project(self.project, folder, episode=self.history, episode_meta=meta)
+            save_project(self.project, folder, episode=self.history, episode_meta=meta, replace=replace)
         except Exception as exc:  # noqa: BLE001
             file, problem = describe_error(exc)
             self.show_error("Could not save the project", str(folder) if file == "(internal error)" else file,

@@ -129,6 +129,59 @@ def is_project(path: str | Path) -> bool:
     return (p.is_dir() and (p / MANIFEST).exists()) or (p.is_file() and p.name == MANIFEST)
 
 
+def _inside(root: Path, rel: Any) -> str | None:
+    """``rel`` as a clean relative path inside ``root``, or None (absolute, ``..``, not text)."""
+    if not isinstance(rel, str) or not rel:
+        return None
+    p = Path(rel)
+    if p.is_absolute() or ".." in p.parts:
+        return None
+    return p.as_posix()
+
+
+def manifest_files(root: str | Path) -> set[str]:
+    """The files the project in ``root`` uses according to its manifest: the mode file, the data files that
+    mode file names and the episode files (relative to ``root``; only paths inside it). Lenient: whatever cannot
+    be read is left out (a damaged project still yields what can be known)."""
+    root = Path(root)
+    out: set[str] = set()
+    try:
+        d = load_yaml(root / MANIFEST)
+    except LogiCityError:
+        return out
+    if not isinstance(d, dict):
+        return out
+    mode = _inside(root, d.get("mode"))
+    if mode is not None:
+        out.add(mode)
+        try:
+            m = load_yaml(root / mode)
+        except LogiCityError:
+            m = None
+        if isinstance(m, dict):
+            for role in ("map", "agents", "ontology", "rules"):
+                f = _inside(root, m.get(role))
+                if f is not None:
+                    out.add(f)
+    eps = d.get("episodes")
+    for item in eps if isinstance(eps, list) else []:
+        f = _inside(root, item.get("file")) if isinstance(item, dict) else None
+        if f is not None:
+            out.add(f)
+    return out
+
+
+def manifest_name(root: str | Path) -> str:
+    """The ``name`` of the project in ``root`` (its folder name when the manifest gives none or is unreadable)."""
+    root = Path(root)
+    try:
+        d = load_yaml(root / MANIFEST)
+    except LogiCityError:
+        return root.name
+    name = d.get("name") if isinstance(d, dict) else None
+    return name if isinstance(name, str) and name else root.name
+
+
 def _check_relative(d: LocatedDict, key: str, value: str, root: Path) -> Path:
     rel = Path(value)
     if rel.is_absolute() or ".." in rel.parts:
@@ -277,18 +330,28 @@ def _place_part(root: Path, role: str, data: bytes, current: str | None, taken: 
 
 
 def save_project(project: Project, root: str | Path | None = None, episode: Any = None,
-                 episode_meta: Mapping[str, Any] | None = None) -> Path:
+                 episode_meta: Mapping[str, Any] | None = None, replace: bool = False) -> Path:
     """Save ``project`` into ``root`` (default: its folder) atomically; returns the manifest path.
 
     ``episode`` (an :class:`~core.sim.episode.EpisodeBuffer`), when given, becomes the project's current
     episode ("main"), replacing the previous current one. Updates ``project`` (root, parts, episodes) in place.
+
+    A folder that holds *another* project is refused (:class:`~core.errors.ConfigError`) unless ``replace``:
+    then that project is replaced as cleanly as a save of its own: after the commit the files its manifest used
+    and the new one does not are deleted (only files inside the folder; anything else in it stays).
     """
     root = Path(root) if root is not None else project.root
     if root is None:
         raise ValueError("save_project needs a folder for a new project")
-    root.mkdir(parents=True, exist_ok=True)
     same_folder = project.root is not None and Path(project.root).resolve() == root.resolve()
-    old_files = set(project.parts.values()) | {e.file for e in project.episodes} if same_folder else set()
+    if not same_folder and (root / MANIFEST).exists():
+        if not replace:
+            raise ConfigError(f"the folder already holds another project ({manifest_name(root)!r}); choose "
+                              f"another folder or replace it", root / MANIFEST)
+        old_files = manifest_files(root)
+    else:
+        old_files = set(project.parts.values()) | {e.file for e in project.episodes} if same_folder else set()
+    root.mkdir(parents=True, exist_ok=True)
     cfg = project.config
     taken: set[str] = set()
     parts: dict[str, str] = {}

@@ -204,3 +204,62 @@ def test_cancel_while_encoding_the_gif_writes_nothing(studio, qtbot, tmp_path, m
     assert done[0][0] is False and "cancelled" in done[0][1]
     assert not out.exists() and list(tmp_path.glob("c.gif*")) == []
     assert "cancelled" in studio.last_message
+
+
+# ---- 3. Save As into another project's folder asks, then replaces it cleanly -------------------------------------
+
+def test_save_project_refuses_or_cleanly_replaces_another_project(tmp_path):
+    from core.errors import ConfigError
+    from core.project import load_project, manifest_files, new_project, save_project
+    from core.sim.config import load_mode
+
+    other = tmp_path / "other"
+    easy = load_mode(ROOT / "configs" / "modes" / "sim_easy.yaml")
+    save_project(new_project(easy, name="Easy"), other, episode=run_sim(easy, steps=3).buffer)
+    (other / "notes.txt").write_text("mine")
+    old = manifest_files(other)
+    assert "mode.yaml" in old and "map.yaml" in old and any(f.startswith("episodes/") for f in old)
+    cfg = default_config()
+    with pytest.raises(ConfigError, match=r"already holds another project \('Easy'\)"):
+        save_project(new_project(cfg, name="Default"), other)
+    assert load_project(other).name == "Easy"
+    save_project(new_project(cfg, name="Default"), other, episode=run_sim(cfg, steps=2).buffer, replace=True)
+    q = load_project(other)
+    assert q.name == "Default" and q.config.agents == cfg.agents
+    used = manifest_files(other)
+    files = {p.relative_to(other).as_posix() for p in other.rglob("*") if p.is_file()}
+    assert files == used | {"project.yaml", "notes.txt"}            # nothing of "Easy" is left, notes stay
+
+
+def test_save_as_over_another_project_asks_first(qtbot, tmp_path, settings_path):
+    win = _open_window(qtbot, settings_path, ROOT / "configs" / "modes" / "sim_easy.yaml")
+    other = tmp_path / "other"
+    try:
+        _simulate(qtbot, win, 4)
+        assert win.save_to(other)
+    finally:
+        _close(win)
+    before = (other / "project.yaml").read_text()
+    win = _open_window(qtbot, settings_path)                 # the default city, unsaved
+    try:
+        _simulate(qtbot, win, 3)
+        win.answers["overwrite"] = "cancel"
+        assert not win.save_to(other)
+        assert (other / "project.yaml").read_text() == before and win.project.root is None
+        win.answers["overwrite"] = "replace"
+        assert win.save_to(other)
+        from core.project import load_project, manifest_files
+
+        q = load_project(other)
+        assert q.config.agents == win.project.config.agents
+        files = {p.relative_to(other).as_posix() for p in other.rglob("*") if p.is_file()}
+        assert files == manifest_files(other) | {"project.yaml"}
+        # a non-empty folder that is no project is still refused
+        junk = tmp_path / "junk"
+        junk.mkdir()
+        (junk / "a.txt").write_text("x")
+        win.last_error = None
+        assert not win.save_to(junk) and win.last_error is not None
+        assert sorted(p.name for p in junk.iterdir()) == ["a.txt"]
+    finally:
+        _close(win)
