@@ -27,7 +27,7 @@ from typing import Any, Mapping
 
 from .errors import ConfigError, LogiCityError
 from .fileio import atomic_write_bytes
-from .yamlio import LocatedDict, expect, load_yaml
+from .yamlio import LocatedDict, expect, load_yaml, yaml_type_name
 
 FORMAT_NAME = "logicity-project"
 FORMAT_VERSION = 1
@@ -225,6 +225,10 @@ def load_project(path: str | Path) -> Project:
         if not isinstance(item, dict):
             raise eps.error(f"episode #{i + 1} must be a mapping", i) if hasattr(eps, "error") else \
                 d.error("episodes must hold mappings", "episodes")
+        for key in item:
+            if key not in EPISODE_KEYS:
+                raise item.error(f"unknown key {key!r} in episode #{i + 1} (known: {', '.join(EPISODE_KEYS)})",
+                                 key)
         file = expect(item, "file", str)
         ep_path = _check_relative(item, "file", file, root)
         if not ep_path.exists():
@@ -237,10 +241,13 @@ def load_project(path: str | Path) -> Project:
                                 or not 0 <= current < len(episodes)):
         raise d.error(f"current_episode must be an index into episodes (0..{len(episodes) - 1}) or null",
                       "current_episode")
-    studio = d.get("studio") or {}
-    if not isinstance(studio, dict):
-        raise d.error("studio must be a mapping", "studio")
+    studio = d.get("studio")
+    if studio is None:
+        studio = {}
+    elif not isinstance(studio, dict):
+        raise d.error(f"studio must be a mapping, got {yaml_type_name(studio)}", "studio")
     config = load_mode(mode_path)
+    _check_studio(studio, config)
     parts = {"mode": mode_rel}
     for role, file in config.files.items():
         try:
@@ -249,6 +256,72 @@ def load_project(path: str | Path) -> Project:
             pass  # a mode may name files outside the folder; they are copied in on the next save
     return Project(config=config, root=root, name=name, seed=seed, episodes=episodes, current_episode=current,
                    studio=_plain(studio), parts=parts)
+
+
+#: Keys of an ``episodes:`` item and of the ``studio:`` mapping (docs/projects.md).
+EPISODE_KEYS = ("file", "name", "seed", "steps")
+STUDIO_KEYS = ("colour_by", "selected", "step", "breakpoints")
+BREAKPOINT_KEYS = ("kind", "step", "agent", "action", "enabled")
+
+
+def _check_studio(studio: Any, config: Any) -> None:
+    """Validate the ``studio:`` view state against the project's agents; errors name file, line and problem."""
+    from .sim.events import Breakpoint
+    from .view.colouring import scheme_problem
+
+    if not isinstance(studio, dict) or not studio:
+        return
+    for key in studio:
+        if key not in STUDIO_KEYS:
+            raise studio.error(f"unknown key {key!r} in studio (known: {', '.join(STUDIO_KEYS)})", key)
+    table = config.agents.table()
+    names = tuple(table.names)
+
+    def agent(container: Any, key: str, where: str) -> None:
+        name = expect(container, key, str)
+        if name not in names:
+            same = [n for n in names if n.lower() == name.lower()]
+            hint = f" (did you mean {same[0]!r}?)" if same else ""
+            raise container.error(f"{where}: no agent {name!r} in this city{hint}; agents: "
+                                  f"{', '.join(names[:6])}{', …' if len(names) > 6 else ''}", key)
+
+    if "colour_by" in studio:
+        value = expect(studio, "colour_by", str)
+        problem = scheme_problem(value, list(table.concepts))
+        if problem is not None:
+            raise studio.error(f"colour_by: {problem}", "colour_by")
+    if "selected" in studio and studio["selected"] is not None:
+        agent(studio, "selected", "selected")
+    if "step" in studio:
+        step = expect(studio, "step", int)
+        if step < 0:
+            raise studio.error(f"step must be 0 or more, got {step}", "step")
+    bps = studio.get("breakpoints")
+    if bps is None:
+        return
+    if not isinstance(bps, list):
+        raise studio.error(f"breakpoints must be a list, got {yaml_type_name(bps)}", "breakpoints")
+    for i, b in enumerate(bps):
+        where = f"breakpoint #{i + 1}"
+        if not isinstance(b, dict):
+            raise bps.error(f"{where} must be a mapping like {{kind: step, step: 10}}, got {yaml_type_name(b)}", i)
+        for key in b:
+            if key not in BREAKPOINT_KEYS:
+                raise b.error(f"unknown key {key!r} in {where} (known: {', '.join(BREAKPOINT_KEYS)})", key)
+        expect(b, "kind", str, what=where)
+        if "step" in b:
+            step = expect(b, "step", int)
+            if step < 0:
+                raise b.error(f"{where}: step must be 0 or more, got {step}", "step")
+        if b.get("agent") is not None:
+            agent(b, "agent", where)
+        if b.get("action") is not None:
+            expect(b, "action", str)
+        expect(b, "enabled", bool, required=False)
+        try:
+            Breakpoint.from_dict(b)
+        except (ValueError, TypeError) as exc:
+            raise b.error(f"{where}: {exc}", "kind" if "kind" in b else None) from None
 
 
 def open_episode(project: Project, index: int | None = None):

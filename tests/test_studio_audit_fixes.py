@@ -263,3 +263,70 @@ def test_save_as_over_another_project_asks_first(qtbot, tmp_path, settings_path)
         assert sorted(p.name for p in junk.iterdir()) == ["a.txt"]
     finally:
         _close(win)
+
+
+# ---- 5. project.yaml: unknown or badly typed studio: entries are errors naming file and line ---------------------
+
+_MANIFEST_EDITS = [
+    ("studio:\n", "studio:\n  bogus: 1\n", "unknown key 'bogus' in studio"),
+    ("  step: 7\n", "  step: abc\n", "'step' must be int"),
+    ("  step: 7\n", "  step: -2\n", "step must be 0 or more"),
+    ("  selected: Car_3\n", "  selected: 5\n", "'selected' must be str"),
+    ("  selected: Car_3\n", "  selected: car_3\n", "no agent 'car_3' in this city (did you mean 'Car_3'?)"),
+    ("  colour_by: Type\n", "  colour_by: Nonsense\n", "unknown colour-by scheme 'Nonsense'"),
+    ("  name: main\n", "  name: main\n  bogus: 2\n", "unknown key 'bogus' in episode #1"),
+    ("    step: 40\n", "    step: forty\n", "'step' must be int"),
+    ("    step: 40\n", "    step: 40\n    when: later\n", "unknown key 'when' in breakpoint #1"),
+    ("  - kind: step\n", "  - kind: sometimes\n", "unknown breakpoint kind 'sometimes'"),
+    ("  breakpoints:\n  - kind: step\n    step: 40\n", "  breakpoints: 3\n", "breakpoints must be a list"),
+    ("  breakpoints:\n  - kind: step\n    step: 40\n", "  breakpoints:\n  - 3\n", "breakpoint #1 must be a mapping"),
+    ("studio:\n  colour_by: Type\n  step: 7\n  selected: Car_3\n  breakpoints:\n  - kind: step\n    step: 40\n",
+     "studio: []\n", "studio must be a mapping"),
+]
+
+
+@pytest.fixture(scope="module")
+def saved_project(tmp_path_factory):
+    from core.project import new_project, save_project
+
+    cfg = default_config()
+    p = new_project(cfg)
+    p.studio = {"colour_by": "Type", "step": 7, "selected": "Car_3", "breakpoints": [{"kind": "step", "step": 40}]}
+    root = tmp_path_factory.mktemp("proj") / "base"
+    save_project(p, root, episode=run_sim(cfg, steps=10).buffer)
+    return root
+
+
+@pytest.mark.parametrize("old, new, fragment", _MANIFEST_EDITS)
+def test_malformed_studio_entries_are_located_errors(saved_project, tmp_path, old, new, fragment):
+    import shutil
+
+    from core.errors import LogiCityError
+    from core.project import load_project
+
+    root = tmp_path / "p"
+    shutil.copytree(saved_project, root)
+    text = (root / "project.yaml").read_text()
+    assert old in text, text
+    edited = text.replace(old, new, 1)
+    (root / "project.yaml").write_text(edited)
+    with pytest.raises(LogiCityError) as ei:
+        load_project(root)
+    err = ei.value
+    assert fragment in err.message and err.file.endswith("project.yaml")
+    bad_line = edited.splitlines()[err.line - 1]
+    assert any(w in bad_line for w in new.replace(":", " ").split()), (err.line, bad_line)
+
+
+def test_malformed_studio_entry_in_the_studio_shows_an_error(studio, saved_project, tmp_path):
+    import shutil
+
+    root = tmp_path / "p"
+    shutil.copytree(saved_project, root)
+    text = (root / "project.yaml").read_text()
+    (root / "project.yaml").write_text(text.replace("  step: 7\n", "  step: abc\n"))
+    before = studio.project
+    assert not studio.open_path(root, ask_save=False)
+    title, file, problem = studio.last_error
+    assert file.endswith("project.yaml:" + str(text.splitlines().index("  step: 7") + 1) + ":3")
+    assert "step" in problem and studio.project is before
