@@ -96,7 +96,9 @@ class MainWindow(QtWidgets.QMainWindow):
         self.breakpoints: list[Breakpoint] = []
         self.markers = MarkerIndex()
         self.interventions: list[dict] = []
-        self.dirty = False
+        self.undo = QtGui.QUndoStack(self)   # breakpoint edits; its clean state is part of "unsaved changes"
+        self.undo.cleanChanged.connect(self._on_undo_clean_changed)
+        self._other_changes = False          # unsaved changes outside the undo stack (steps, seed, forcing)
         self.sim_steps = 0            # recorded steps the worker's simulation has reproduced (== T normally)
         self.syncing = False
         self.live = False             # the worker is playing
@@ -111,7 +113,6 @@ class MainWindow(QtWidgets.QMainWindow):
         self._measured_rate = 0.0
         self._closing = False
         self._resume_from: int | None = None   # the state Play resumed replaying from (see _replay_tick)
-        self.undo = QtGui.QUndoStack(self)
 
         self.controller = SimController(self)
         app = QtWidgets.QApplication.instance()
@@ -680,9 +681,28 @@ class MainWindow(QtWidgets.QMainWindow):
         self.setWindowTitle(f"{name}[*]{where} · LogiCity Studio")
         self.setWindowModified(self.dirty)
 
+    def _on_undo_clean_changed(self, _clean: bool) -> None:
+        try:
+            self._update_title()
+        except RuntimeError:   # the window is being destroyed (its undo stack goes with it)
+            pass
+
+    @property
+    def dirty(self) -> bool:
+        """Unsaved changes: recorded steps, seed or forced actions, or breakpoint edits since the last save (the
+        undo stack is clean at the save point, so undoing back to it counts as unchanged)."""
+        return self._other_changes or not self.undo.isClean()
+
+    @dirty.setter
+    def dirty(self, on: bool) -> None:
+        self._other_changes = bool(on)
+        if not on:
+            self.undo.setClean()
+
     def _set_dirty(self, on: bool = True) -> None:
-        if on != self.dirty:
-            self.dirty = on
+        was = self.dirty
+        self.dirty = on
+        if self.dirty != was:
             self._update_title()
 
     def _studio_state(self) -> dict[str, Any]:
@@ -1378,19 +1398,16 @@ class MainWindow(QtWidgets.QMainWindow):
         if bp in self.breakpoints:
             return
         self.undo.push(BreakpointCommand(self, self.breakpoints + [bp], f"Add breakpoint: {bp.describe()}"))
-        self._set_dirty(True)
         self.status(f"Breakpoint added: {bp.describe()}")
 
     def remove_breakpoint(self, index: int) -> None:
         if 0 <= index < len(self.breakpoints):
             new = self.breakpoints[:index] + self.breakpoints[index + 1:]
             self.undo.push(BreakpointCommand(self, new, f"Remove breakpoint: {self.breakpoints[index].describe()}"))
-            self._set_dirty(True)
 
     def clear_breakpoints(self) -> None:
         if self.breakpoints:
             self.undo.push(BreakpointCommand(self, [], "Clear breakpoints"))
-            self._set_dirty(True)
 
     def _remove_selected_breakpoint(self) -> None:
         self.remove_breakpoint(self.bp_list.currentRow())

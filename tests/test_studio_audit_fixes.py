@@ -330,3 +330,32 @@ def test_malformed_studio_entry_in_the_studio_shows_an_error(studio, saved_proje
     title, file, problem = studio.last_error
     assert file.endswith("project.yaml:" + str(text.splitlines().index("  step: 7") + 1) + ":3")
     assert "step" in problem and studio.project is before
+
+
+# ---- 7. every breakpoint edit (dock checkbox, undo, redo) counts as an unsaved change ----------------------------
+
+def test_breakpoint_edits_mark_the_project_modified(studio, qtbot, tmp_path):
+    from core.sim.events import Breakpoint
+
+    win = studio
+    _simulate(qtbot, win, 3)
+    win.add_breakpoint(Breakpoint("step", step=50))
+    assert win.dirty
+    assert win.save_to(tmp_path / "p") and not win.dirty and not win.isWindowModified()
+    win.bp_list.item(0).setCheckState(QtCore.Qt.CheckState.Unchecked)      # disable it in the dock
+    assert not win.breakpoints[0].enabled
+    assert win.dirty and win.isWindowModified()
+    win.answers["unsaved"] = "cancel"
+    assert not win.open_path(tmp_path / "p")                               # the unsaved-changes question came
+    win.undo.undo()                                                        # back to the saved state
+    assert win.breakpoints[0].enabled and not win.dirty and not win.isWindowModified()
+    win.undo.redo()
+    assert not win.breakpoints[0].enabled and win.dirty
+    assert win.save_to(tmp_path / "p") and not win.dirty
+    win.undo.undo()                                                        # undo past the save point
+    assert win.breakpoints[0].enabled and win.dirty and win.isWindowModified()
+    assert win.save_to(tmp_path / "p") and not win.dirty
+    _simulate(qtbot, win, win.num_steps + 1)                               # other changes stay unsaved
+    win.add_breakpoint(Breakpoint("goal"))
+    win.undo.undo()
+    assert win.dirty
