@@ -1513,6 +1513,15 @@ class MainWindow(QtWidgets.QMainWindow):
     # shutdown
     # =========================================================================================================
     def closeEvent(self, ev: QtGui.QCloseEvent) -> None:  # noqa: N802
+        spf = getattr(self, "spf_play_window", None)
+        if not self._closing and spf is not None and spf.isVisible():
+            # quitting closes the Safe Path Following window too, with its own "Save this run?" (Cancel: stay)
+            if self.non_interactive:
+                spf.answers.setdefault("unsaved_run", "discard")
+            if not spf.close():
+                ev.ignore()
+                self.status("Quit cancelled: the Safe Path Following window stays open")
+                return
         if not self._closing and not self._maybe_save("quit"):
             ev.ignore()
             return

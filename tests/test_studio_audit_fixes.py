@@ -359,3 +359,26 @@ def test_breakpoint_edits_mark_the_project_modified(studio, qtbot, tmp_path):
     win.add_breakpoint(Breakpoint("goal"))
     win.undo.undo()
     assert win.dirty
+
+
+# ---- 8. File ▸ Quit closes the Safe Path Following window too, asking about its run --------------------------------
+
+def test_quit_closes_the_spf_window_and_asks_about_its_run(qtbot, settings_path):
+    win = _open_window(qtbot, settings_path, path=None)
+    win.spf_play_action.trigger()
+    spf = win.spf_play_window
+    qtbot.addWidget(spf)
+    spf.start("easy", "val", 0)
+    spf.act(1)
+    asked = []
+    answer = ["cancel"]
+    spf.ask = lambda key, *a, **k: (asked.append(key), answer[0])[1]
+    win.actions_by_name["quit"].trigger()                  # Cancel in the SPF question: nothing closes
+    assert asked == ["unsaved_run"] and spf.isVisible() and win.isVisible()
+    answer[0] = "discard"
+    win.actions_by_name["quit"].trigger()
+    assert asked == ["unsaved_run", "unsaved_run"]
+    assert not spf.isVisible() and not win.isVisible()
+    assert win.controller.thread.wait(10_000)
+    assert not [w for w in QtWidgets.QApplication.topLevelWidgets() if w.isVisible() and w.isWindow()
+                and w in (win, spf)]
