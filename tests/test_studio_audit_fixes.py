@@ -382,3 +382,26 @@ def test_quit_closes_the_spf_window_and_asks_about_its_run(qtbot, settings_path)
     assert win.controller.thread.wait(10_000)
     assert not [w for w in QtWidgets.QApplication.topLevelWidgets() if w.isVisible() and w.isWindow()
                 and w in (win, spf)]
+
+
+# ---- 9. the intersection overlay shows in icon-art mode too -----------------------------------------------------
+
+def test_intersection_overlay_shows_over_icon_art(studio, qtbot):
+    import numpy as np
+
+    from app.export import qimage_to_rgb
+
+    win = studio
+    _simulate(qtbot, win, 2)
+    for icons in (False, True):
+        win.actions_by_name["icons"].setChecked(icons)
+        assert win.map.style == ("icons" if icons else "glyphs"), win.last_error
+        shots = []
+        for on in (False, True):
+            win.actions_by_name["intersections"].setChecked(on)
+            win.flush_redraw()
+            QtWidgets.QApplication.processEvents()
+            shots.append(qimage_to_rgb(win.map.render_image(600)).astype(int))
+        changed = np.abs(shots[0] - shots[1]).sum(axis=2) > 30
+        assert changed.mean() > 0.01, (icons, changed.mean())      # the overlay is visible in both styles
+    assert win.map.inter_item.zValue() > win.map.icon_item.zValue()

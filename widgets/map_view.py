@@ -110,11 +110,11 @@ class MapView(pg.GraphicsView):
 
         self.map_item = pg.ImageItem(axisOrder="row-major")
         self.map_item.setZValue(0)
-        self.inter_item = pg.ImageItem(axisOrder="row-major")
-        self.inter_item.setZValue(1)
+        self.icon_item = pg.ImageItem(axisOrder="row-major")   # icon art: an opaque picture of the whole city
+        self.icon_item.setZValue(1)
+        self.inter_item = pg.ImageItem(axisOrder="row-major")  # translucent: above the icon art, so it shows in
+        self.inter_item.setZValue(2)                           # both drawing styles
         self.inter_item.setVisible(False)
-        self.icon_item = pg.ImageItem(axisOrder="row-major")
-        self.icon_item.setZValue(2)
         self.icon_item.setVisible(False)
         self.fov_item = QtWidgets.QGraphicsRectItem()
         pen = QtGui.QPen(QtGui.QColor(255, 235, 59), 2.0, QtCore.Qt.PenStyle.DashLine)
