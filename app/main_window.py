@@ -1474,13 +1474,39 @@ class MainWindow(QtWidgets.QMainWindow):
     # =========================================================================================================
     # help
     # =========================================================================================================
-    def shortcut_rows(self) -> list[tuple[str, str, str]]:
-        """(shortcut(s), action, description) of every action with a shortcut, for Help ▸ Keyboard shortcuts."""
-        rows = []
+    def all_actions(self) -> list[QtGui.QAction]:
+        """Every action of the window: the named ones, then those added elsewhere (menus built by installers such
+        as the Safe Path Following entry, dock toggles), each once, in menu order."""
+        seen: set[int] = set()
+        out: list[QtGui.QAction] = []
+
+        def add(a: QtGui.QAction) -> None:
+            if id(a) in seen or a.isSeparator():
+                return
+            seen.add(id(a))
+            out.append(a)
+            if a.menu() is not None:
+                for sub in a.menu().actions():
+                    add(sub)
+
         for a in self.actions_by_name.values():
+            add(a)
+        for a in self.menuBar().actions():
+            add(a)
+        for a in self.actions():
+            add(a)
+        for a in self.findChildren(QtGui.QAction):
+            add(a)
+        return out
+
+    def shortcut_rows(self) -> list[tuple[str, str, str]]:
+        """(shortcut(s), action, description) of every action with a shortcut, for Help ▸ Keyboard shortcuts
+        (built from the actions themselves, so a shortcut added anywhere is listed)."""
+        rows = []
+        for a in self.all_actions():
             keys = ", ".join(s.toString(QtGui.QKeySequence.SequenceFormat.NativeText) for s in a.shortcuts())
             if keys:
-                rows.append((keys, a.text().replace("&", ""), a.statusTip()))
+                rows.append((keys, a.text().replace("&", "").rstrip("…").strip() or a.toolTip(), a.statusTip()))
         return rows
 
     def shortcuts_html(self) -> str:

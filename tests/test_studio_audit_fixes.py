@@ -405,3 +405,22 @@ def test_intersection_overlay_shows_over_icon_art(studio, qtbot):
         changed = np.abs(shots[0] - shots[1]).sum(axis=2) > 30
         assert changed.mean() > 0.01, (icons, changed.mean())      # the overlay is visible in both styles
     assert win.map.inter_item.zValue() > win.map.icon_item.zValue()
+
+
+# ---- 10. Help ▸ Keyboard shortcuts lists every action's shortcut ------------------------------------------------
+
+def test_help_lists_every_shortcut_of_the_window(studio):
+    from PySide6 import QtGui
+
+    listed = studio.shortcuts_html()
+    rows = studio.shortcut_rows()
+    keys_listed = {k for keys, _, _ in rows for k in keys.split(", ")}
+    actions = studio.findChildren(QtGui.QAction)
+    with_keys = [a for a in actions if a.shortcuts()]
+    assert studio.spf_play_action in with_keys
+    for a in with_keys:
+        for seq in a.shortcuts():
+            k = seq.toString(QtGui.QKeySequence.SequenceFormat.NativeText)
+            assert k in keys_listed, (a.text(), k)
+    assert "Ctrl+Shift+F" in listed and "Safe Path Following" in listed
+    assert len({id(a) for a in studio.all_actions()}) == len(studio.all_actions())
