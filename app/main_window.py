@@ -459,6 +459,9 @@ class MainWindow(QtWidgets.QMainWindow):
     # =========================================================================================================
     def _restore_layout(self) -> None:
         self._default_state = self.saveState(STATE_VERSION)
+        # which docks the default layout shows (the Render dock starts hidden); the window is not shown yet, so
+        # "not explicitly hidden" is what counts
+        self._default_visible = {name: not d.isHidden() for name, d in self.docks.items()}
         geo = self.settings.value("window/geometry")
         state = self.settings.value("window/state")
         if geo is not None:
@@ -488,8 +491,8 @@ class MainWindow(QtWidgets.QMainWindow):
     def reset_layout(self) -> None:
         if self._default_state is not None:
             self.restoreState(self._default_state, STATE_VERSION)
-            for d in self.docks.values():
-                d.setVisible(True)
+            for name, d in self.docks.items():
+                d.setVisible(self._default_visible.get(name, True))
 
     # =========================================================================================================
     # dialogs (tests pre-answer through self.answers)

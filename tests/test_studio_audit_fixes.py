@@ -424,3 +424,30 @@ def test_help_lists_every_shortcut_of_the_window(studio):
             assert k in keys_listed, (a.text(), k)
     assert "Ctrl+Shift+F" in listed and "Safe Path Following" in listed
     assert len({id(a) for a in studio.all_actions()}) == len(studio.all_actions())
+
+
+# ---- 11. Render dock without a model; View ▸ Reset layout keeps the Render dock hidden ----------------------------
+
+def test_generate_without_a_model_says_how_to_configure_one(studio, monkeypatch):
+    monkeypatch.delenv("LOGICITY_ICON_MODEL", raising=False)
+    win = studio
+    win.docks["render"].show()
+    rd = win.render_dock
+    rd.model_edit.setText("")
+    rd.tabs.setCurrentIndex(0)
+    rd.generate_btn.click()
+    assert not rd.is_generating()
+    text = rd.status_label.text()
+    assert "no text-to-image model is configured" in text and "Model tab" in text and rd.status_label.isVisible()
+    assert rd.tabs.currentWidget() is rd.model_tab
+
+
+def test_reset_layout_restores_the_default_dock_visibility(studio):
+    win = studio
+    assert not win.docks["render"].isVisible() and win.docks["timeline"].isVisible()
+    win.docks["render"].show()
+    win.docks["legend"].hide()
+    win.reset_layout()
+    assert not win.docks["render"].isVisible()
+    assert all(win.docks[n].isVisible() for n in ("timeline", "inspector", "statistics"))
+    assert not win.docks["legend"].isHidden()

@@ -124,6 +124,7 @@ class RenderDock(QWidget):
         super().__init__(parent)
         self.library = library
         self.job: IconGenJob | None = None
+        self._model_error: str | None = None   # why the configured model cannot be used (see _check_model)
         self._bank_error: str | None = None
         try:
             self.bank = bank or PromptBank.load()
@@ -260,7 +261,8 @@ class RenderDock(QWidget):
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.gallery, "Results")
         self.tabs.addTab(_scrolled(form_page), "Prompts && settings")
-        self.tabs.addTab(_scrolled(model_page), "Model")
+        self.model_tab = _scrolled(model_page)
+        self.tabs.addTab(self.model_tab, "Model")
         self.tabs.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
 
         lay = QVBoxLayout(self)
@@ -279,7 +281,7 @@ class RenderDock(QWidget):
         self.generate_btn.clicked.connect(self.start_generation)
         self.cancel_btn.clicked.connect(self.cancel_generation)
         self.import_btn.clicked.connect(self._import)
-        self.model_help_btn.clicked.connect(lambda: self.tabs.setCurrentIndex(2))
+        self.model_help_btn.clicked.connect(lambda: self.tabs.setCurrentWidget(self.model_tab))
         self.gallery.statusChanged.connect(self._status_changed)
         self.gallery.reuseRequested.connect(self.reuse)
         if self._bank_error:
@@ -316,6 +318,17 @@ class RenderDock(QWidget):
         if self.job is not None:
             return False
         if not self._check_model(apply_suggestions=False):
+            # say so where the user looks after clicking Generate, and open the set-up instructions
+            if self.model_edit.text().strip():
+                first = (self._model_error or "").strip().splitlines()[0] if self._model_error else ""
+                self.status_label.setText(f"Cannot generate: model problem: {first} The Model tab has the "
+                                          f"details and how to point the studio at a model.")
+            else:
+                self.status_label.setText("Cannot generate: no text-to-image model is configured. The Model tab "
+                                          "shows how to point the studio at Stable Diffusion weights on this "
+                                          "computer (a diffusers folder or a .safetensors file; nothing is "
+                                          "downloaded automatically).")
+            self.tabs.setCurrentWidget(self.model_tab)
             return False
         if self.random_seed_check.isChecked():
             self.seed_spin.setValue(secrets.randbelow(MAX_SEED))
@@ -416,6 +429,7 @@ class RenderDock(QWidget):
         try:
             src = resolve_model(text or None)
         except ModelError as exc:
+            self._model_error = str(exc)
             self.model_info.setText(_as_html(str(exc)))
             self.model_info.setStyleSheet("color: #b03a2e;")
             self.model_summary.setText("No model configured yet" if not text else f"Model problem: {exc}")
@@ -423,6 +437,7 @@ class RenderDock(QWidget):
             self.model_help_btn.setVisible(True)
             self.generate_btn.setToolTip("configure a model first (Model tab)")
             return False
+        self._model_error = None
         sug = suggested_settings(src)
         self.model_info.setText(f"{src.kind.replace('_', ' ')}: {src.pipeline_class} — suggested: {sug.note}")
         self.model_info.setStyleSheet("color: #2e6b3f;")
