@@ -74,7 +74,7 @@ class UndefinedUse:
 def undefined_predicates(program: Program) -> list[UndefinedUse]:
     """Predicates used in bodies that are neither defined by a clause (actions) nor grounded (others)."""
     onto = program.ontology
-    defined = set(program.heads)
+    defined = {c.head for c in program.clauses if c.head is not None}  # not program.heads: empty if cyclic
     uses: dict[str, list[str]] = {}
     for c in program.clauses:
         for lit in c.body:
@@ -120,7 +120,7 @@ class _Encoding:
         for a in ACTION_NAMES:
             cl = program.clauses_for(a)
             if not cl:
-                s.add(z3.Not(self.acts[a]))
+                s.add(z3.Implies(self.track(f"no clauses for {a}"), z3.Not(self.acts[a])))
                 continue
             ds = []
             for c in cl:
@@ -235,10 +235,12 @@ class _Encoding:
         for name, fs in groups.items():
             s.add(z3.Implies(self.track(name), z3.And(fs)))
 
-    def check(self, goal: z3.BoolRef) -> tuple[z3.CheckSatResult, list[str]]:
+    def check(self, goal: z3.BoolRef, drop: Iterable[str] = ()) -> tuple[z3.CheckSatResult, list[str]]:
+        """Is ``goal`` satisfiable with every tracked assumption except those named in ``drop``?"""
         g = self.track("goal")
         self.solver.add(z3.Implies(g, goal))
-        res = self.solver.check(*self.tracks.values())
+        skip = set(drop)
+        res = self.solver.check(*(t for name, t in self.tracks.items() if name not in skip))
         core: list[str] = []
         if res == z3.unsat:
             core = [str(t) for t in self.solver.unsat_core() if str(t) != "goal"]
@@ -314,7 +316,8 @@ def conflicts(program: Program, *, pairs: Iterable[tuple[str, str]] | None = Non
     """For each pair of distinct defined heads (or ``pairs``): search domains of 1..max_entities entities for a
     grounding consistent with the ontology where both hold. Default max = 1 + 2·(most variables in a clause),
     capped at 5."""
-    heads = [h for h in ACTION_NAMES if h in program.heads]
+    defined = {c.head for c in program.clauses if c.head is not None}
+    heads = [h for h in ACTION_NAMES if h in defined]
     todo = list(pairs) if pairs is not None else list(itertools.combinations(heads, 2))
     out = []
     for a, b in todo:
@@ -335,32 +338,58 @@ def conflicts(program: Program, *, pairs: Iterable[tuple[str, str]] | None = Non
 
 @dataclass(frozen=True)
 class DeadClause:
-    """A clause whose body never holds (up to ``max_entities``); ``core`` says why."""
+    """A clause (or constraint) that can never fire (up to ``max_entities``); ``core`` says why.
+
+    ``only_with_violation``: its body can hold, but only in scenes that violate a constraint (named in ``core``),
+    where the ego's decision is unsatisfiable and it falls back to Normal — so the clause still never decides."""
 
     clause: str
     core: tuple[str, ...] = field(default_factory=tuple)
     max_entities: int = 0
+    only_with_violation: bool = False
 
     def __str__(self) -> str:
-        return f"{self.clause} can never fire (up to {self.max_entities} entities): {', '.join(self.core)}"
+        why = ", ".join(self.core) or "its body is contradictory"
+        if self.only_with_violation:
+            names = ", ".join(x.removeprefix("constraint ") for x in self.core)
+            return (f"{self.clause} can never decide an action (up to {self.max_entities} entities): its body "
+                    f"holds only in scenes that violate {names}")
+        return f"{self.clause} can never fire (up to {self.max_entities} entities): {why}"
 
 
 def dead_clauses(program: Program, *, max_entities: int | None = None, timeout_ms: int | None = 20000
                  ) -> list[DeadClause]:
-    """Clauses (and constraints) whose body cannot hold in any grounding consistent with the ontology."""
+    """Clauses and constraints whose body cannot hold in any grounding consistent with the ontology (and with
+    the clauses defining the actions the body uses); and clauses whose body holds only where some constraint is
+    violated. A body's satisfiability never assumes the constraints (a constraint does not remove scenes, it
+    makes the ego's decision unsatisfiable), and a constraint's own body is tested without itself."""
     out = []
     sizes = _domain_sizes(program, max_entities)
+    constraint_tracks = [f"constraint {c.label}" for c in program.constraints]
     for c in program.clauses:
         dead, core = True, ()
         for k in sizes:
             enc = _Encoding(program, k, timeout_ms)
-            res, core_l = enc.check(z3.Or(enc.bodies[c.id]))
+            res, core_l = enc.check(z3.Or(enc.bodies[c.id]), drop=constraint_tracks)
             if res != z3.unsat:
                 dead = False
                 break
             core = tuple(x for x in core_l if x != f"clause {c.label}")
         if dead:
             out.append(DeadClause(c.label, core, sizes[-1]))
+            continue
+        if c.head is None or not constraint_tracks:
+            continue
+        blocked, core = True, ()
+        for k in sizes:
+            enc = _Encoding(program, k, timeout_ms)
+            res, core_l = enc.check(z3.Or(enc.bodies[c.id]))
+            if res != z3.unsat:
+                blocked = False
+                break
+            core = tuple(x for x in core_l if x.startswith("constraint "))
+        if blocked:
+            out.append(DeadClause(c.label, core, sizes[-1], only_with_violation=True))
     return out
 
 

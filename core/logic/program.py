@@ -136,9 +136,10 @@ def _stratify(clauses: tuple[Clause, ...], onto: Ontology, file: str | None,
         scc = cyclic[0]
         inner = [e for e in edges if e.head in scc and e.body in scc]
         neg = [e for e in inner if e.negative]
-        cyc = nx.find_cycle(g.subgraph(scc))
-        path = " → ".join([cyc[0][0]] + [v for _, v in cyc])
         at = (neg or inner)[0]
+        # the cycle shown runs through the offending edge (head → body, then back to head inside the component)
+        back = nx.shortest_path(g.subgraph(scc), at.body, at.head)
+        path = " → ".join([at.head] + back)
         if neg:
             raise _err(f"unstratified negation: {path} (clause {at.clause} uses Not({at.body}(X)) inside a "
                        f"cycle); an action may not depend on its own negation", file, at.pos)
