@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from PIL import Image
 from PySide6.QtCore import Qt
 
 from core.render.icons import IconSet
@@ -125,12 +126,24 @@ def test_reuse_fills_form_from_sidecar(qtbot, library, model):
     dock.seed_spin.setValue(1)
     dock.prompts_edit.setPlainText("something else")
     dock.count_spin.setValue(9)
+    dock.batch_spin.setValue(4)
+    dock.size_combo.setCurrentIndex(1)          # 512 × 512: not what the tiny model made
+    dock.post_combo.setCurrentIndex(3)          # keep as is
     dock.random_seed_check.setChecked(True)
     dock.gallery.select([rec.id])
     qtbot.mouseClick(dock.gallery.reuse_btn, Qt.MouseButton.LeftButton)
     assert dock.seed_spin.value() == 1234 and dock.descriptions() == ["green learner car"]
-    assert dock.count_spin.value() == 1 and not dock.random_seed_check.isChecked()
-    assert dock.build_request().prompts[0] == rec.prompt
+    assert dock.count_spin.value() == 1 and dock.batch_spin.value() == 1 and not dock.random_seed_check.isChecked()
+    req = dock.build_request()
+    assert req.prompts[0] == rec.prompt and req.post == rec.meta["post"]
+    assert req.width is None                    # the model's default size made the original
+    # and the same image comes out again
+    with qtbot.waitSignal(dock.generationFinished, timeout=120_000):
+        dock.start_generation()
+    again = [r for r in library.list("tiro") if r.id != rec.id]
+    assert len(again) == 1
+    with Image.open(rec.raw_png) as a, Image.open(again[0].raw_png) as b:
+        assert a.size == b.size and np.array_equal(np.asarray(a), np.asarray(b))
 
 
 def test_random_seed_is_shown_before_the_run(qtbot, library, model):

@@ -411,7 +411,17 @@ class RenderDock(QWidget):
         choice = get("scheduler_choice", str)
         if choice in SCHEDULERS:
             self.scheduler_combo.setCurrentText(choice)
+        # size: the generated size when the form offers it, else the model default (what made an off-list size)
+        size = get("generated_width", int)
+        sizes = [px for _, px in SIZES]
+        self.size_combo.setCurrentIndex(sizes.index(size) if size in sizes[1:] else 0)
+        post = get("post", str)
+        posts = [p for _, p in POSTS]
+        if post in posts[1:]:
+            self.post_combo.setCurrentIndex(posts.index(post))
         self.count_spin.setValue(1)
+        # batch 1 (as the form will make one image): a larger batch may differ in the last bit (see docs)
+        self.batch_spin.setValue(1)
         self.status_label.setText(f"form filled from {get('semantic', str) or ''} seed {seed}")
 
     # -------------------------------------------------------------------------------------------- slots ----
