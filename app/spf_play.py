@@ -128,6 +128,7 @@ class SPFPlayWindow(QtWidgets.QMainWindow):
             f"{k} {ACTION_NAMES[int(a)]}" for k, a in KEY_MAP.items()), 8000)
         self.map.setFocus()
         self._refresh_live()
+        self._refresh_violations()  # the new run has none yet: never show the previous run's
         self.show_state(0)
 
     def act(self, action: int) -> None:

@@ -92,6 +92,16 @@ def test_violation_is_shown_with_its_clause_then_scrub_back_and_save(win, qtbot,
     assert trajs[0].terminations[-1] and trajs[0].infos["fail"][-1]
 
 
+def test_new_episode_clears_the_previous_runs_violations(win, qtbot):
+    win.start("easy", "test", 2)
+    while not win.session.done:
+        press(qtbot, win, "2")
+    assert win.panel.violations.count() >= 1
+    win.start("easy", "test", 3)                 # the fixture answers "discard" to the unsaved-run question
+    assert len(win.session.records) == 0
+    assert win.panel.violations.count() == 0
+
+
 def test_acting_while_reviewing_returns_to_live(win, qtbot):
     win.start("hard", "test", 0)
     for _ in range(4):
