@@ -3,6 +3,7 @@ negative seeds, --n -1 / 0, --episodes 0, --episode-file with --mode all), and a
 instead of opening the studio."""
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -124,3 +125,18 @@ def test_projects_and_the_plain_studio_still_open(fake_studio, monkeypatch, tmp_
     assert main(["some/where/project.yaml"]) == 0  # a path (the studio reports a missing one itself)
     assert fake_studio == [[], ["myproject"], [str(tmp_path / "myproject"), "--screenshot", "x.png"],
                            ["some/where/project.yaml"]]
+
+
+def test_output_into_a_closed_pipe_is_not_a_traceback():
+    """`main.py simulate ... | head -1`: the reader going away ends the command quietly (status 141, as shells do)."""
+    import subprocess
+
+    proc = subprocess.Popen([sys.executable, "main.py", "simulate", "--config", "configs/modes/sim_easy.yaml",
+                             "--steps", "40", "--seed", "1"], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    proc.stdout.readline()
+    proc.stdout.close()                         # like `head -1` exiting
+    err = proc.stderr.read()
+    proc.wait(timeout=120)
+    assert "Traceback" not in err and "BrokenPipeError" not in err
+    assert proc.returncode == 141
