@@ -33,6 +33,7 @@ from core.sim.frames import apply_frame, copy_episode
 from core.view.colouring import DEFAULT_SCHEME, colour_schemes, scheme_problem
 from core.view.inspect import Inspector
 from core.view.scene import build_scene
+from widgets.choice_dialog import ask_choice
 from widgets.inspector import InspectorWidget
 from widgets.legend import LegendWidget
 from widgets.map_view import MapView
@@ -504,20 +505,7 @@ class MainWindow(QtWidgets.QMainWindow):
         if self.non_interactive:
             keys = [ck for ck, _ in choices]
             return "discard" if "discard" in keys else "cancel"
-        box = QtWidgets.QMessageBox(self)
-        box.setWindowTitle(title)
-        box.setText(text)
-        box.setIcon(QtWidgets.QMessageBox.Icon.Question)
-        buttons = {}
-        for ck, label in choices:
-            role = QtWidgets.QMessageBox.ButtonRole.RejectRole if ck == "cancel" else \
-                QtWidgets.QMessageBox.ButtonRole.AcceptRole
-            buttons[box.addButton(label, role)] = ck
-        for b, ck in buttons.items():
-            if ck == default:
-                box.setDefaultButton(b)
-        box.exec()
-        return buttons.get(box.clickedButton(), "cancel")
+        return ask_choice(self, title, text, choices, default)
 
     def show_error(self, title: str, file: str, problem: str) -> None:
         """A non-blocking error dialog naming the file and the problem; the studio keeps running."""

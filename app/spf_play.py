@@ -21,6 +21,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from core.codes import ACTION_NAMES, Action
 from core.errors import LogiCityError
+from widgets.choice_dialog import ask_choice
 from widgets.map_view import MapView
 from widgets.spf_panel import SPFPanel
 
@@ -254,21 +255,7 @@ class SPFPlayWindow(QtWidgets.QMainWindow):
         """Ask the user to choose; returns a choice key. ``self.answers[key]`` answers without a dialog."""
         if key in self.answers:
             return self.answers[key]
-        box = QtWidgets.QMessageBox(self)
-        box.setWindowTitle(title)
-        box.setText(text)
-        box.setIcon(QtWidgets.QMessageBox.Icon.Question)
-        buttons = {}
-        for ck, label in choices:
-            role = {"cancel": QtWidgets.QMessageBox.ButtonRole.RejectRole,
-                    "discard": QtWidgets.QMessageBox.ButtonRole.DestructiveRole}.get(
-                        ck, QtWidgets.QMessageBox.ButtonRole.AcceptRole)
-            b = box.addButton(label, role)
-            buttons[b] = ck
-            if ck == default:
-                box.setDefaultButton(b)
-        box.exec()
-        return buttons.get(box.clickedButton(), "cancel")
+        return ask_choice(self, title, text, choices, default)
 
     def _warn(self, title: str, text: str) -> None:
         """A non-blocking warning dialog (the window keeps running); remembered in ``last_error`` for tests."""
