@@ -27,7 +27,7 @@ from typing import Any, Mapping
 
 from .errors import ConfigError, LogiCityError
 from .fileio import atomic_write_bytes
-from .yamlio import LocatedDict, expect, load_yaml, yaml_type_name
+from .yamlio import LocatedDict, expect, load_yaml, reject_unknown_keys, yaml_type_name
 
 FORMAT_NAME = "logicity-project"
 FORMAT_VERSION = 1
@@ -208,9 +208,7 @@ def load_project(path: str | Path) -> Project:
         raise d.error(f"project format version {version} is newer than this studio supports ({FORMAT_VERSION})",
                       "version")
     known = {"format", "version", "name", "mode", "seed", "episodes", "current_episode", "studio"}
-    for key in d:
-        if key not in known:
-            raise d.error(f"unknown key {key!r} (known: {', '.join(sorted(known))})", key)
+    reject_unknown_keys(d, sorted(known), listed="known")
     mode_rel = expect(d, "mode", str)
     mode_path = _check_relative(d, "mode", mode_rel, root)
     if not mode_path.exists():
@@ -225,10 +223,7 @@ def load_project(path: str | Path) -> Project:
         if not isinstance(item, dict):
             raise eps.error(f"episode #{i + 1} must be a mapping", i) if hasattr(eps, "error") else \
                 d.error("episodes must hold mappings", "episodes")
-        for key in item:
-            if key not in EPISODE_KEYS:
-                raise item.error(f"unknown key {key!r} in episode #{i + 1} (known: {', '.join(EPISODE_KEYS)})",
-                                 key)
+        reject_unknown_keys(item, EPISODE_KEYS, f"episode #{i + 1}", listed="known")
         file = expect(item, "file", str)
         ep_path = _check_relative(item, "file", file, root)
         if not ep_path.exists():
@@ -271,9 +266,7 @@ def _check_studio(studio: Any, config: Any) -> None:
 
     if not isinstance(studio, dict) or not studio:
         return
-    for key in studio:
-        if key not in STUDIO_KEYS:
-            raise studio.error(f"unknown key {key!r} in studio (known: {', '.join(STUDIO_KEYS)})", key)
+    reject_unknown_keys(studio, STUDIO_KEYS, "studio", listed="known")
     table = config.agents.table()
     names = tuple(table.names)
 
@@ -305,9 +298,7 @@ def _check_studio(studio: Any, config: Any) -> None:
         where = f"breakpoint #{i + 1}"
         if not isinstance(b, dict):
             raise bps.error(f"{where} must be a mapping like {{kind: step, step: 10}}, got {yaml_type_name(b)}", i)
-        for key in b:
-            if key not in BREAKPOINT_KEYS:
-                raise b.error(f"unknown key {key!r} in {where} (known: {', '.join(BREAKPOINT_KEYS)})", key)
+        reject_unknown_keys(b, BREAKPOINT_KEYS, where, listed="known")
         expect(b, "kind", str, what=where)
         if "step" in b:
             step = expect(b, "step", int)

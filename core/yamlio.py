@@ -8,7 +8,7 @@ column of every key and item. They behave like ``dict``/``list`` so loaders can 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 import yaml
 
@@ -258,6 +258,17 @@ def yaml_type_name(value: Any) -> str:
     if isinstance(value, float):
         return "a number"
     return type(value).__name__
+
+
+def reject_unknown_keys(container: LocatedDict, allowed: Iterable[str], where: str | None = None, *,
+                        listed: str = "allowed") -> None:
+    """Raise a located :class:`ConfigError` at the first key of ``container`` not in ``allowed`` (a typo in a
+    config must not be silently ignored); the message lists the ``allowed`` keys in the order given."""
+    allowed = tuple(allowed)
+    for key in container:
+        if key not in allowed:
+            raise container.error(f"unknown key {key!r}" + (f" in {where}" if where else "")
+                                  + f" ({listed}: {', '.join(allowed)})", key)
 
 
 def expect(container: LocatedDict, key: str, types: type | tuple[type, ...], *, required: bool = True,

@@ -21,7 +21,7 @@ import yaml
 from ..codes import Kind
 from ..errors import ConfigError
 from ..world import KNOWN_CONCEPTS
-from ..yamlio import LocatedDict, LocatedList, expect, load_yaml, loads_yaml, yaml_type_name
+from ..yamlio import LocatedList, expect, load_yaml, loads_yaml, reject_unknown_keys, yaml_type_name
 from .spec import AgentSet, AgentSpec
 
 __all__ = ["FORMAT_VERSION", "load_agent_set", "loads_agent_set", "save_agent_set", "dumps_agent_set",
@@ -70,9 +70,7 @@ def agent_set_from_data(data: Any, file: str | None = None) -> AgentSet:
     """Build a validated :class:`AgentSet` from parsed YAML data in our format."""
     if not isinstance(data, dict):
         raise ConfigError("an agent-set file must be a mapping with an 'agents' list", file, 1)
-    for key in data:
-        if key not in _TOP_KEYS:
-            raise data.error(f"unknown key {key!r} in the agent set (allowed: {', '.join(_TOP_KEYS)})", key)
+    reject_unknown_keys(data, _TOP_KEYS, "the agent set")
     version = expect(data, "version", int, required=False, default=FORMAT_VERSION)
     if version != FORMAT_VERSION:
         raise data.error(f"unsupported agent-set format version {version} (this program reads version "
@@ -84,9 +82,7 @@ def agent_set_from_data(data: Any, file: str | None = None) -> AgentSet:
         if not isinstance(item, dict):
             raise items.error(f"agent #{i + 1} must be a mapping, got {yaml_type_name(item)}", i)
         what = f"agent #{i + 1}"
-        for key in item:
-            if key not in _AGENT_KEYS:
-                raise item.error(f"unknown key {key!r} in {what} (allowed: {', '.join(_AGENT_KEYS)})", key)
+        reject_unknown_keys(item, _AGENT_KEYS, what)
         tname = expect(item, "type", str, what=what)
         if tname not in _TYPES:
             raise item.error(f"agent type must be 'Pedestrian' or 'Car', got {tname!r}", "type")

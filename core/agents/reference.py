@@ -17,7 +17,7 @@ from typing import Any
 
 from ..codes import Kind
 from ..errors import ConfigError
-from ..yamlio import LocatedList, expect, load_yaml, loads_yaml, yaml_type_name
+from ..yamlio import LocatedList, expect, load_yaml, loads_yaml, reject_unknown_keys, yaml_type_name
 from .io import check_agent
 from .spec import AgentSet, AgentSpec
 
@@ -42,9 +42,7 @@ def reference_agents_from_data(data: Any, file: str | None = None) -> AgentSet:
         what = f"agent #{i + 1}"
         if not isinstance(item, dict):
             raise items.error(f"{what} must be a mapping, got {yaml_type_name(item)}", i)
-        for key in item:
-            if key not in _AGENT_KEYS:
-                raise item.error(f"unknown key {key!r} in {what} (allowed: {', '.join(_AGENT_KEYS)})", key)
+        reject_unknown_keys(item, _AGENT_KEYS, what)
         cls = expect(item, "class", str, what=what)
         if cls not in _CLASSES:
             raise item.error(f"{what}: unknown class {cls!r} (expected Pedestrian, Private_car or Bus)", "class")

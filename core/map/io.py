@@ -14,7 +14,7 @@ import yaml
 
 from ..codes import BUILDING_CODES
 from ..errors import ConfigError
-from ..yamlio import LocatedDict, LocatedList, expect, load_yaml, loads_yaml, yaml_type_name
+from ..yamlio import LocatedDict, LocatedList, expect, load_yaml, loads_yaml, reject_unknown_keys, yaml_type_name
 from .layers import derive_layers
 from .model import Building, CityMap, Street
 from .validate import Locator, check_city, check_spec
@@ -25,13 +25,6 @@ FORMAT_VERSION = 1
 _TOP_KEYS = ("version", "name", "size", "generator", "streets", "buildings")
 _STREET_KEYS = ("kind", "orientation", "at", "length", "width", "directions")
 _BUILDING_KEYS = ("type", "block", "at", "size", "height")
-
-
-def check_keys(d: LocatedDict, allowed: tuple[str, ...], what: str) -> None:
-    """Reject unknown keys (typos) with the key's line."""
-    for key in d:
-        if key not in allowed:
-            raise d.error(f"unknown key {key!r} in {what} (allowed: {', '.join(allowed)})", key)
 
 
 def int_pair(d: LocatedDict, key: str, what: str, *, minimum: int | None = None) -> tuple[int, int]:
@@ -63,7 +56,7 @@ def map_from_data(data: Any, file: str | None = None, *, default_name: str = "ci
     """Build and validate a city from parsed YAML data in our format."""
     if not isinstance(data, dict):
         raise ConfigError("a city map file must be a mapping with 'size' and 'streets'", file, 1)
-    check_keys(data, _TOP_KEYS, "the city map")
+    reject_unknown_keys(data, _TOP_KEYS, "the city map")
     version = expect(data, "version", int, required=False, default=FORMAT_VERSION)
     if version != FORMAT_VERSION:
         raise data.error(f"unsupported map format version {version} (this program reads version "
@@ -76,7 +69,7 @@ def map_from_data(data: Any, file: str | None = None, *, default_name: str = "ci
     streets: list[Street] = []
     for i in range(len(streets_data)):
         item = _mapping_item(streets_data, i, "street")
-        check_keys(item, _STREET_KEYS, f"street #{i + 1}")
+        reject_unknown_keys(item, _STREET_KEYS, f"street #{i + 1}")
         kind = expect(item, "kind", str, what=f"street #{i + 1}")
         if kind not in ("traffic", "walking"):
             raise item.error(f"street kind must be 'traffic' or 'walking', got {kind!r}", "kind")
@@ -93,7 +86,7 @@ def map_from_data(data: Any, file: str | None = None, *, default_name: str = "ci
     buildings: list[Building] = []
     for i in range(len(buildings_data)):
         item = _mapping_item(buildings_data, i, "building")
-        check_keys(item, _BUILDING_KEYS, f"building #{i + 1}")
+        reject_unknown_keys(item, _BUILDING_KEYS, f"building #{i + 1}")
         btype = expect(item, "type", str, what=f"building #{i + 1}")
         block = expect(item, "block", int, what=f"building #{i + 1}")
         row, col = int_pair(item, "at", f"building #{i + 1}")

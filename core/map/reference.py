@@ -15,8 +15,8 @@ from pathlib import Path
 
 from ..codes import BUILDING_CODES
 from ..errors import ConfigError
-from ..yamlio import LocatedDict, LocatedList, expect, load_yaml, loads_yaml
-from .io import check_keys, int_pair
+from ..yamlio import LocatedDict, LocatedList, expect, load_yaml, loads_yaml, reject_unknown_keys
+from .io import int_pair
 from .layers import derive_layers
 from .model import Building, CityMap, Street
 from .validate import Locator, check_city, check_spec
@@ -39,13 +39,13 @@ def reference_map_from_data(data, file: str | None, name: str) -> CityMap:
     """Convert parsed reference map data to a validated :class:`CityMap`."""
     if not isinstance(data, dict):
         raise ConfigError("a reference map file must be a mapping with 'streets' and 'buildings'", file, 1)
-    check_keys(data, ("buildings", "streets", "grid_size"), "the reference map")
+    reject_unknown_keys(data, ("buildings", "streets", "grid_size"), "the reference map")
     streets_data = _items(data, "streets")
     buildings_data = _items(data, "buildings") if "buildings" in data else LocatedList()
     streets: list[Street] = []
     for i, item in enumerate(streets_data):
         what = f"street #{i + 1}"
-        check_keys(item, ("type", "orientation", "position", "length", "width", "directions"), what)
+        reject_unknown_keys(item, ("type", "orientation", "position", "length", "width", "directions"), what)
         stype = expect(item, "type", str, what=what)
         if stype not in _KINDS:
             raise item.error(f"street type must be 'Traffic Street' or 'Walking Street', got {stype!r}", "type")
@@ -61,7 +61,7 @@ def reference_map_from_data(data, file: str | None, name: str) -> CityMap:
     buildings: list[Building] = []
     for i, item in enumerate(buildings_data):
         what = f"building #{i + 1}"
-        check_keys(item, ("block", "height", "position", "size", "type"), what)
+        reject_unknown_keys(item, ("block", "height", "position", "size", "type"), what)
         btype = expect(item, "type", str, what=what)
         if btype not in BUILDING_CODES:
             raise item.error(f"unknown building type {btype!r} (expected one of {', '.join(BUILDING_CODES)})",

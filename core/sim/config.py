@@ -14,7 +14,7 @@ from typing import Any, Literal
 from ..agents.spec import AgentSet
 from ..errors import ConfigError
 from ..map.model import CityMap
-from ..yamlio import LocatedDict, expect, load_yaml
+from ..yamlio import LocatedDict, expect, load_yaml, reject_unknown_keys
 
 EngineName = Literal["compiled", "z3"]
 ENGINES: tuple[str, ...] = ("compiled", "z3")
@@ -77,9 +77,7 @@ def load_mode(path: str | Path, *, agents_split: str | None = None, engine: str 
     base = path.parent
     known = {"name", "description", "map", "agents", "agents_train", "agents_val", "agents_test", "ontology",
              "rules", "rule_section", "agent_region", "sampling", "engine", "steps", "spf", "vap"}
-    for key in d:
-        if key not in known:
-            raise d.error(f"unknown key {key!r} (known: {', '.join(sorted(known))})", key)
+    reject_unknown_keys(d, sorted(known), listed="known")
     akey = "agents"
     if agents_split is not None:
         akey = f"agents_{agents_split}"
