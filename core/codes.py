@@ -1,7 +1,7 @@
 """Shared numeric codes: semantics of map cells, agent kinds, headings and actions.
 
-Values follow the reference simulator (``logicity-semantics.md`` §1.2, §4.4) so imported data and exported
-arrays mean the same thing in both tools.
+Values follow the reference simulator (docs/reference.md#street-and-building-codes and
+docs/reference.md#actions-and-speeds) so imported data and exported arrays mean the same thing in both tools.
 """
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from enum import IntEnum
 
 import numpy as np
 
-# ---- street layer codes (float, §1.2) -------------------------------------------------------------------
+# ---- street layer codes (float; docs/reference.md#street-and-building-codes) ----------------------------
 STREET_NONE = 0.0
 STREET_WALKING = 1.0
 STREET_TRAFFIC = 2.0
@@ -29,11 +29,12 @@ BUILDING_CODES: dict[str, int] = {
 }
 BUILDING_NAMES: dict[int, str] = {v: k for k, v in BUILDING_CODES.items()}
 
-#: Agent type codes of the reference's agent layers (§2.4).
+#: Agent type codes of the reference's agent layers (docs/reference.md#agent-layers-and-occupancy).
 PEDESTRIAN_CODE = 8
 CAR_CODE = 9
 
-#: The static semantics shown in legends / rendered as tiles (§1.2: 5 building types + 3 street kinds).
+#: The static semantics shown in legends / rendered as tiles: the paper's 8 = 5 building types + 3 street kinds
+#: (docs/reference.md#street-and-building-codes).
 STATIC_SEMANTICS: tuple[str, ...] = (
     "Walking Street", "Traffic Street", "Crossing", "House", "Gas Station", "Office", "Garage", "Store",
 )
@@ -60,7 +61,8 @@ class Kind(IntEnum):
 
 
 class Heading(IntEnum):
-    """Last move direction of an agent. ``NONE`` until the first non-Stop move (§4.2)."""
+    """Last move direction of an agent. ``NONE`` until the first non-Stop move and again at every new trip
+    (docs/reference.md#field-of-view)."""
 
     NONE = -1
     LEFT = 0
@@ -75,7 +77,8 @@ HEADING_NAMES: dict[int, str] = {-1: "none", 0: "Left", 1: "Right", 2: "Up", 3: 
 
 
 class Action(IntEnum):
-    """High-level action, in the order of the SPF action space and VAP labels (§7.3, §8.1)."""
+    """High-level action, in the order of the SPF action space and VAP labels: 0 Slow, 1 Normal, 2 Fast, 3 Stop
+    (docs/reference.md#spf-step-and-termination, docs/reference.md#vap-samples)."""
 
     SLOW = 0
     NORMAL = 1
@@ -90,5 +93,6 @@ class Action(IntEnum):
 ACTION_NAMES: tuple[str, ...] = ("Slow", "Normal", "Fast", "Stop")
 ACTION_INDEX: dict[str, int] = {n: i for i, n in enumerate(ACTION_NAMES)}
 
-#: Cells moved per step by cars for SLOW / NORMAL / FAST (§4.4); pedestrians always move 1.
+#: Cells moved per step by cars for SLOW / NORMAL / FAST; pedestrians always move 1
+#: (docs/reference.md#actions-and-speeds).
 CAR_SPEED = {Action.SLOW: 1, Action.NORMAL: 2, Action.FAST: 3}

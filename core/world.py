@@ -13,7 +13,7 @@ import numpy as np
 
 from .codes import Kind
 
-#: Boolean concept flags known to the core, with the agent kind they apply to (§2.1 of the reference).
+#: Boolean concept flags known to the core, with the agent kind they apply to (docs/reference.md#agent-files).
 KNOWN_CONCEPTS: dict[str, Kind] = {
     "old": Kind.PEDESTRIAN,
     "young": Kind.PEDESTRIAN,

@@ -435,9 +435,9 @@ class CompiledEngine:
 
 
 class TaskChecker:
-    """Fixed-action evaluation of an SPF task section (§6.4): the chosen action makes exactly one action
-    predicate true for the ego; a rule is violated iff one of its clause bodies holds and that clause's head
-    is not the chosen action."""
+    """Fixed-action evaluation of an SPF task section (docs/reference.md#task-rule-semantics): the chosen
+    action makes exactly one action predicate true for the ego; a rule is violated iff one of its clause bodies
+    holds and that clause's head is not the chosen action."""
 
     def __init__(self, section: TaskSection) -> None:
         self.section = section

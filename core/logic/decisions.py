@@ -176,7 +176,7 @@ class Violation:
 
 @dataclass(frozen=True)
 class TaskCheck:
-    """Result of judging one chosen action against SPF task rules (§6.4, §7.3).
+    """Result of judging one chosen action against SPF task rules (docs/reference.md#task-rule-semantics).
 
     ``reward`` = sum of the rewards of violated rules (each rule counted once); ``fail`` = a violated rule is
     dead."""

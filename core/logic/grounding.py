@@ -1,18 +1,19 @@
 """Grounding: the truth of every ontology predicate for every agent's own view, computed vectorised.
 
 Layout (why): each agent is an ego with its own closed domain — itself first, then the agents inside its
-field of view in ascending agent order (§4.2, §4.3). We keep these domains as a padded matrix ``ent[N, K]``
-(global agent indices, -1 = padding) so the engines evaluate all egos at once with array operations.
+field of view in ascending agent order (docs/reference.md#who-is-in-view). We keep these domains as a padded
+matrix ``ent[N, K]`` (global agent indices, -1 = padding) so the engines evaluate all egos at once with array
+operations.
 Unary predicates do not depend on the ego and are computed once per agent (``[N]``) then gathered;
 binary predicates are pure functions of the global pair, computed lazily and cached — an engine only pays
 for the predicates its rules use. Small scenes (≤ :data:`DENSE_PAIR_AGENTS` agents) compute each one once on
 all N×N pairs and gather every view's tables from it; larger ones compute on the gathered ``[N, K, K]`` pairs
 only (never on all N×N pairs).
 
-CollidingClose coin flips (§5, §14.19): the reference draws a fresh coin each time a pair is grounded, so one
-physical pair can get different values in different agents' views. Here every ordered pair (a, b) that needs
-a coin in a step (a has moved, distance ≤ range(a), and same cell or a pedestrian with b straight ahead) gets
-exactly one draw ``rng.random() < coin``, in ascending (a, b) order, independent of who sees the pair and of
+CollidingClose coin flips (docs/reference.md#collidingclose): the reference draws a fresh coin each time a pair is
+grounded, so one physical pair can get different values in different agents' views. Here every ordered pair (a, b)
+that needs a coin in a step (a has moved, distance ≤ range(a), and same cell or a pedestrian with b straight ahead)
+gets exactly one draw ``rng.random() < coin``, in ascending (a, b) order, independent of who sees the pair and of
 ``view_limits``. All views therefore agree, and a run is reproducible from the rng alone.
 """
 from __future__ import annotations
@@ -297,7 +298,8 @@ class Grounder:
         b = view["behind"]
         self.behind = (int(b["left"]), int(b["right"]), int(b["up"]), int(b["down"]))
         left, right, up, down = self.behind
-        # (r0, r1, c0, c1) offsets per heading LEFT, RIGHT, UP, DOWN, NONE (index -1 → last row), §4.2
+        # (r0, r1, c0, c1) offsets per heading LEFT, RIGHT, UP, DOWN, NONE (index -1 → last row); see
+        # docs/reference.md#field-of-view: 25 ahead and aside, 1 behind Left/Up, 2 behind Right/Down by default
         self._box_off = np.array([[-f, f, -f, left], [-f, f, -right, f], [-f, up, -f, f], [-down, f, -f, f],
                                   [-f, f, -f, f]], dtype=np.int64)
         self._box_hi = np.array([self.height - 1, self.height - 1, self.width - 1, self.width - 1],
@@ -328,7 +330,7 @@ class Grounder:
 
     # -- field of view ---------------------------------------------------------------------------------------
     def fov_boxes(self, positions: np.ndarray, headings: np.ndarray) -> np.ndarray:
-        """Inclusive crop boxes (r0, r1, c0, c1) per agent, clipped to the map (§4.2)."""
+        """Inclusive crop boxes (r0, r1, c0, c1) per agent, clipped to the map (docs/reference.md#field-of-view)."""
         pos = np.asarray(positions, dtype=np.int64)
         boxes = pos[:, _BOX_COLS] + self._box_off[np.asarray(headings, dtype=np.int64)]
         return np.minimum(np.maximum(boxes, 0), self._box_hi)
@@ -338,7 +340,12 @@ class Grounder:
         """Ground every predicate for every agent's view of ``snapshot``.
 
         ``view_limits[ego]`` caps that ego's domain (ego included) to the ego plus the first in-view others
-        in agent order (SPF, §7.2). ``rng`` supplies the CollidingClose coin flips (see module doc).
+        in agent order (SPF, docs/reference.md#spf-observation). ``rng`` supplies the CollidingClose coin flips
+        (see module doc).
+        ``forced_coins`` ``{(predicate, a, b): outcome}`` fixes some of those flips (scenes, core/sim/scene.py):
+        every coin is still drawn from ``rng``, so the random stream after this call is the same as without
+        forcing, then the listed outcomes replace the drawn ones. A key that draws no coin in this snapshot
+        (see :meth:`coin_pairs`) is a ValueError.
         """
         pos = np.asarray(snapshot.positions, dtype=np.int64)
         head = np.asarray(snapshot.headings, dtype=np.int64)
@@ -390,7 +397,7 @@ class Grounder:
     # -- CollidingClose coins -----------------------------------------------------------------------------------
     def collide_range(self, pred: Predicate, agents: AgentTable) -> np.ndarray:
         """Reach per agent: the first concept (tiro, bus, ambulance, old, young, police, reckless) with an entry
-        in the range table, else the kind's entry (§4.6)."""
+        in the range table, else the kind's entry (docs/reference.md#collisions)."""
         table = pred.params["range"]
         kinds = np.asarray(agents.kinds)
         reach = np.where(kinds == _CAR, float(table["car"]), float(table["pedestrian"]))
@@ -838,8 +845,9 @@ class Grounding(Interpretation):
         return EgoView(ego, self.names[ego], self.step, tuple(rows))
 
     def observation(self, ego: int, n_entities: int = 5) -> np.ndarray:
-        """The SPF observation (§7.2): float32, predicates in ontology order, each a contiguous block —
-        unary ``[P(e0..e{n-1})]``, binary row-major ``[P(ei, ej)]``; missing entities are placeholders (0)."""
+        """The SPF observation (docs/reference.md#spf-observation): float32, predicates in ontology order, each a
+        contiguous block — unary ``[P(e0..e{n-1})]``, binary row-major ``[P(ei, ej)]``; missing entities are
+        placeholders (0)."""
         # The SPF env builds this every step, so it reads the per-view tables the engine already computed
         # (binary predicates are pure functions of the pair, so ego's [k, k] slice of its view is exactly the
         # block wanted) and computes only the missing ones, on one shared pair geometry.

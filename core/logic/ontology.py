@@ -17,8 +17,8 @@ File format (YAML, see ``configs/ontologies/*.yaml`` and ``docs/rules.md``)::
         kind: action
         description: Stop action.
 
-Predicate order is significant: it is the SPF observation layout (§7.2). ``grounding: null`` declares a
-predicate that is not grounded yet (always false; the analysis API reports its uses).
+Predicate order is significant: it is the SPF observation layout (docs/reference.md#spf-observation).
+``grounding: null`` declares a predicate that is not grounded yet (always false; the analysis API reports its uses).
 """
 from __future__ import annotations
 
@@ -139,7 +139,7 @@ class Ontology:
         return tuple(p for p in self.predicates if p.is_action)
 
     def observation_size(self, n_entities: int = 5) -> int:
-        """Length of the SPF observation vector (§7.2): Σ unary n + Σ binary n²."""
+        """Length of the SPF observation vector (docs/reference.md#spf-observation): Σ unary n + Σ binary n²."""
         return sum(n_entities ** p.arity for p in self.grounded)
 
     # -- output ---------------------------------------------------------------------------------------------

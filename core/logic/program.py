@@ -8,7 +8,7 @@ undefined actions are false; if a constraint body holds the ego's problem is uns
 default (no action derived → Normal), as the reference's unsat branch does.
 
 A :class:`TaskSection` holds SPF task rules (name, reward, dead flag, clauses) judged with the ego's chosen
-action fixed (§6.4 "Task-rule semantics").
+action fixed (docs/reference.md#task-rule-semantics).
 
 A :class:`RuleFile` is a ``.rules`` file: one implicit section ``main``, or named sections such as
 ``sim`` / ``task`` / ``expert``.

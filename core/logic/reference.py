@@ -1,9 +1,10 @@
 """Import the reference's ontology and rule YAML (``config/rules/**``) without evaluating anything.
 
-The reference stores rules as z3py Python expressions and runs them with ``eval`` (§6.2, §11). Here a formula
-is parsed with :func:`ast.parse` (parsing only) and walked with a whitelist — ``And``, ``Or``, ``Not``,
-``Exists([vars], …)``, ``Implies``, ``==``, predicate calls, the ego name ``entity`` and bound ``dummy…``
-variables. Anything else is a :class:`~core.errors.RuleError` naming the construct and its position.
+The reference stores rules as z3py Python expressions and runs them with ``eval`` (docs/reference.md#rule-files,
+docs/reference.md#security). Here a formula is parsed with :func:`ast.parse` (parsing only) and walked with a
+whitelist — ``And``, ``Or``, ``Not``, ``Exists([vars], …)``, ``Implies``, ``==``, predicate calls, the ego name
+``entity`` and bound ``dummy…`` variables. Anything else is a :class:`~core.errors.RuleError` naming the construct and
+its position.
 
 Conversion to clauses (``docs/rules.md`` has the table):
 
@@ -397,7 +398,7 @@ def _unique(name: str, sec: RawSection) -> str:
 
 
 # -- ontology --------------------------------------------------------------------------------------------------
-#: CollidingClose reach of the vis branch (§4.6).
+#: CollidingClose reach of the vis branch (docs/reference.md#collisions).
 VIS_COLLIDE_RANGE = {"pedestrian": 4, "car": 11}
 
 

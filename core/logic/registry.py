@@ -1,9 +1,9 @@
 """Registry of grounding functions, chosen by *name* from an ontology file.
 
 Why a registry: the reference names grounding functions by dotted import path and imports whatever the file
-says (§11 of the semantics). Here an ontology can only pick one of the functions listed below; unknown names
+says (docs/reference.md#security). Here an ontology can only pick one of the functions listed below; unknown names
 are a :class:`~core.errors.ConfigError`. Each entry declares its arity, its default kind and its parameters
-with the reference values as defaults (§4.2, §4.6, §5). The vectorised implementations live in
+with the reference values as defaults (docs/reference.md#grounding-predicates). The vectorised implementations live in
 :mod:`core.logic.grounding`; this module only describes them so that loading an ontology stays cheap.
 """
 from __future__ import annotations
@@ -15,7 +15,8 @@ from typing import Any, Callable, Mapping
 __all__ = ["ParamSpec", "GroundingSpec", "REGISTRY", "REFERENCE_FUNCTION_NAMES", "CONCEPT_ORDER",
            "DEFAULT_VIEW"]
 
-#: Order in which concept flags decide an agent's "detailed type" for CollidingClose ranges (§4.6).
+#: Order in which concept flags decide an agent's "detailed type" for CollidingClose ranges
+#: (docs/reference.md#collisions).
 CONCEPT_ORDER: tuple[str, ...] = ("tiro", "bus", "ambulance", "old", "young", "police", "reckless")
 
 
@@ -144,9 +145,9 @@ def _nonneg_int(v: Any) -> str | None:
     return None
 
 
-#: Ontology-level view parameters (§4.2): forward reach and cells kept behind per heading.
+#: Ontology-level view parameters (docs/reference.md#field-of-view): forward reach and cells kept behind per heading.
 DEFAULT_VIEW: dict[str, ParamSpec] = {
     "fov": ParamSpec(25, _nonneg_int, "cells seen ahead and to each side"),
     "behind": ParamSpec({"left": 1, "right": 2, "up": 1, "down": 2}, _behind_table,
-                        "cells seen behind per heading (the reference is asymmetric, §14.16)"),
+                        "cells seen behind per heading (the reference is asymmetric: 1 cell Left/Up, 2 Right/Down)"),
 }

@@ -1,4 +1,5 @@
-"""Which agents lie inside which axis-aligned boxes — the in-view test (§4.3) without N×N work.
+"""Which agents lie inside which axis-aligned boxes — the in-view test (docs/reference.md#who-is-in-view) without
+N×N work.
 
 For a few dozen agents a dense comparison is fastest; for hundreds or thousands a bucket grid (bucket side =
 the largest box side, so a box touches at most 2×2 buckets) only compares each box with the agents of the

@@ -1,9 +1,10 @@
 """z3 engine: the rules as an SMT problem, solved per ego, built the fast way.
 
-Semantics (same as the reference's §6.3, same answer as :mod:`core.logic.compiled`): over the closed domain of
-the ego's K entities, every ground atom is fixed, each defined action A satisfies the Clark completion
-``A == Or(bodies of A's clauses over all bindings)``, undefined actions are false, and constraints are asserted
-as ``Not(body)``; unsat (only possible through a constraint) gives the default.
+Semantics (same as the reference's, docs/reference.md#the-decision-procedure; same answer as
+:mod:`core.logic.compiled`): over the closed domain of the ego's K entities, every ground atom is fixed, each
+defined action A satisfies the Clark completion ``A == Or(bodies of A's clauses over all bindings)``, undefined
+actions are false, and constraints are asserted as ``Not(body)``; unsat (only possible through a constraint)
+gives the default.
 
 Why it is fast: the reference builds a fresh solver per agent per step, declares an uninterpreted sort,
 re-evaluates rule strings and asserts quantified formulas plus every atom one by one. Here the quantifiers are

@@ -38,7 +38,7 @@ class MapScene:
 
 
 def fov_box(grounder, position, heading) -> tuple[int, int, int, int] | None:
-    """The selected agent's field of view, from the logic core's own crop rule (§4.2)."""
+    """The selected agent's field of view, from the logic core's own crop rule (docs/reference.md#field-of-view)."""
     if grounder is None:
         return None
     box = grounder.fov_boxes(np.asarray([position], np.int64), np.asarray([heading], np.int64))[0]
