@@ -336,7 +336,8 @@ class Grounder:
         return np.minimum(np.maximum(boxes, 0), self._box_hi)
 
     def ground(self, snapshot: WorldSnapshot, rng: np.random.Generator,
-               view_limits: Mapping[int, int] | None = None) -> "Grounding":
+               view_limits: Mapping[int, int] | None = None,
+               forced_coins: Mapping[tuple[str, int, int], bool] | None = None) -> "Grounding":
         """Ground every predicate for every agent's view of ``snapshot``.
 
         ``view_limits[ego]`` caps that ego's domain (ego included) to the ego plus the first in-view others
@@ -359,6 +360,8 @@ class Grounder:
         if n > DENSE_PAIR_AGENTS:
             ent = _domains_from_pairs(*box_members(pos, boxes), n, lim)
             coins = {p.name: self._draw_coins(p, pos, head, st, rng) for p in self._colliding}
+            if forced_coins:
+                _force_coins(coins, None, forced_coins, n)
             return Grounding(self, snapshot, st, ent, ent >= 0, coins)
         m = box_mask(pos, boxes)
         # every ego inside its own box is the normal case (positions on the map); else the general path
@@ -367,6 +370,8 @@ class Grounder:
         coins, tables = {}, {}
         for p in self._colliding:  # ontology order: the order of the rng draws
             coins[p.name], tables[p.name] = self._draw_coins_dense(p, geom, head, st, rng)
+        if forced_coins:
+            _force_coins(coins, tables, forced_coins, n)
         return Grounding(self, snapshot, st, ent, ent >= 0, coins, dense=geom, pair_tables=tables)
 
     def _view_limits(self, n: int, view_limits: Mapping[int, int]) -> np.ndarray:
@@ -395,6 +400,22 @@ class Grounder:
         return hit
 
     # -- CollidingClose coins -----------------------------------------------------------------------------------
+    def coin_pairs(self, snapshot: WorldSnapshot) -> dict[str, np.ndarray]:
+        """Per CollidingClose predicate, the ordered agent pairs (a, b) that draw a coin when ``snapshot`` is
+        grounded, in draw order (int64 ``[K, 2]``): a has moved, b is another agent within a's range, and b is on
+        a's cell or (a being a pedestrian) straight ahead of a. Scenes check forced coins against it."""
+        pos = np.asarray(snapshot.positions, dtype=np.int64)
+        head = np.asarray(snapshot.headings, dtype=np.int64)
+        n = len(pos)
+        if n == 0:
+            return {p.name: np.zeros((0, 2), dtype=np.int64) for p in self._colliding}
+        st = self.static(snapshot.agents)
+        out = {}
+        for p in self._colliding:  # the draws of a throwaway generator: only the pairs are wanted
+            keys, _ = self._draw_coins(p, pos, head, st, np.random.default_rng(0))
+            out[p.name] = np.stack([keys // n, keys % n], axis=1)
+        return out
+
     def collide_range(self, pred: Predicate, agents: AgentTable) -> np.ndarray:
         """Reach per agent: the first concept (tiro, bus, ambulance, old, young, police, reckless) with an entry
         in the range table, else the kind's entry (docs/reference.md#collisions)."""
@@ -450,6 +471,24 @@ class Grounder:
         vals = rng.random(len(keys)) < float(pred.params["coin"])
         np.put(table, keys, vals)  # coin pairs are never in the car part (ahead of a car excludes d2 == 0)
         return (keys, vals), table
+
+
+def _force_coins(drawn: dict[str, tuple[np.ndarray, np.ndarray]], tables: dict[str, np.ndarray] | None,
+                 forced: Mapping[tuple[str, int, int], bool], n: int) -> None:
+    """Replace drawn coin outcomes by ``forced`` ones, in place (keys are sorted, so a binary search finds
+    each pair); ``tables`` are the dense path's [N, N] predicate tables, kept in step."""
+    for (name, a, b), value in forced.items():
+        if name not in drawn:
+            raise ValueError(f"{name} is not a CollidingClose predicate of this ontology "
+                             f"(those are: {', '.join(drawn) or 'none'})")
+        keys, vals = drawn[name]
+        key = int(a) * n + int(b)
+        j = int(np.searchsorted(keys, key))
+        if j >= len(keys) or int(keys[j]) != key:
+            raise ValueError(f"{name}({a}, {b}) draws no coin in this state (see Grounder.coin_pairs)")
+        vals[j] = bool(value)
+        if tables is not None:
+            tables[name][int(a), int(b)] = bool(value)
 
 
 def _domains_from_pairs(q: np.ndarray, a: np.ndarray, n: int, lim: np.ndarray | None) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""The headless city simulator (reference §2.5, §4): ``Simulation(config, seed).step()``.
+"""The headless city simulator (docs/reference.md#the-step): ``Simulation(config, seed).step()``.
 
 Each step: snapshot the world, ground the ontology for every agent's field of view, let the rule engine decide
 which actions hold for each agent, then move every agent (in agent order, all from the same snapshot) along
@@ -17,11 +17,12 @@ from ..codes import Action, Kind
 from ..errors import ConfigError
 from ..world import AgentTable, WorldSnapshot
 from .config import SimConfig
-from .episode import EpisodeBuffer
+from .episode import FIRED_FORCED, EpisodeBuffer
 from .movement import CAR_STOP, DECIDED_TABLE, LOCAL_TABLE, MOVE_DECODE, PED_STOP, move_choice, path_move_table
 from .replay import config_texts
 
-#: Steps an agent waits on its goal before starting a new trip (reference REACH_GOAL_WAITING, §2.5).
+#: Steps an agent waits on its goal before starting a new trip (reference REACH_GOAL_WAITING;
+#: docs/reference.md#goal-arrival-and-new-trips).
 GOAL_WAIT_STEPS = 1
 #: How many times goal sampling is retried when a route cannot be planned (a generated city corner case).
 MAX_PLAN_TRIES = 20
@@ -76,6 +77,9 @@ class Simulation:
         self.grounder = Grounder(self.city, config.ontology)
         self.sampler = StartGoalSampler(self.city, config.agent_region, variant=config.sampling)
         self.view_limits = dict(view_limits or {})
+        #: CollidingClose outcomes fixed for one state (core.sim.scene.ForcedCoins, set by apply_scene); None: all
+        #: coins random
+        self.forced_coins = None
         self.lane_node_mask = self._lane_node_mask()
         n = len(self.agents)
         self.step_index = 0
@@ -138,7 +142,8 @@ class Simulation:
 
     def reset_agent(self, i: int, start=None, goal=None) -> None:
         """Give agent ``i`` a new trip now: ``start`` (default: sampled like an initial start) and ``goal``
-        (default: sampled for that start, §2.2). Other agents are untouched (SPF resets only the ego)."""
+        (default: sampled for that start,
+        docs/reference.md#start-and-goal-sampling). Other agents are untouched (SPF resets only the ego)."""
         if start is None:
             start = self.sampler.sample_start(self.kinds[i], self.rng)
         if goal is None:
@@ -231,7 +236,8 @@ class Simulation:
     def decide(self, snap: WorldSnapshot | None = None):
         """Ground and decide for the given (default: current) snapshot: (grounding, decisions)."""
         snap = snap or self.snapshot()
-        grounding = self.grounder.ground(snap, self.rng, view_limits=self.view_limits or None)
+        forced = self.forced_coins.for_snapshot(snap) if self.forced_coins is not None else None
+        grounding = self.grounder.ground(snap, self.rng, view_limits=self.view_limits or None, forced_coins=forced)
         return grounding, self.engine.decide(grounding)
 
     def step(self, overrides: Mapping[int, Action] | None = None, prepared=None) -> StepOutcome:
@@ -271,7 +277,8 @@ class Simulation:
             code = codes[i]
             decided_l[i] = decided_table[code]
             pr, pc = pos_l[i]
-            # goal logic (§2.5): flag on arrival, wait, then start a new trip and move this same step
+            # goal logic (docs/reference.md#goal-arrival-and-new-trips): flag on arrival, wait, then start a new trip
+            # and move this same step
             if not waiting[i] and pr == goal_l[i][0] and pc == goal_l[i][1]:
                 reach_goal[i] = True
                 self.wait[i] += GOAL_WAIT_STEPS
@@ -333,7 +340,8 @@ def clause_table(program) -> list[dict]:
 
 
 def explanation_arrays(decisions, decided: np.ndarray, overrides, nvars: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per agent: the clause id that fired for the decided action and its witness (agent indices)."""
+    """Per agent: the clause id that fired for the decided action and its witness (agent indices); an agent in
+    ``overrides`` gets :data:`~core.sim.episode.FIRED_FORCED` (its action was set, not derived by the rules)."""
     n = len(decided)
     fired = np.full(n, -1, np.int32)
     witness = np.full((n, max(1, nvars)), -1, np.int32)
@@ -345,6 +353,6 @@ def explanation_arrays(decisions, decided: np.ndarray, overrides, nvars: int) ->
     witness[:, : min(w.shape[1], witness.shape[1])] = w[:, : witness.shape[1]]
     if overrides:
         for i in overrides:
-            fired[i] = -1
+            fired[i] = FIRED_FORCED
             witness[i] = -1
     return fired, witness
