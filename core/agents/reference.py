@@ -1,4 +1,5 @@
-"""Import the reference simulator's agent files (``config/agents/**.yaml``, §2.1 of the semantics).
+"""Import the reference simulator's agent files (``config/agents/**.yaml``;
+docs/reference.md#agent-files).
 
 Mapping (documented in docs/formats.md, "Importing reference agent files"):
 

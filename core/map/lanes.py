@@ -1,4 +1,4 @@
-"""One-way car lane graph and car routing (§3.2 of the reference semantics).
+"""One-way car lane graph and car routing (docs/reference.md#car-lane-graph, docs/reference.md#car-routes).
 
 Why it is built this way:
 
@@ -12,9 +12,10 @@ Why it is built this way:
   widths and block sizes, where a fixed distance would join a lane's end back to its own start.
 * One graph per map, built in milliseconds with numpy (the reference rebuilds it per car in ~2.7 s).
   A route query adds its connector edges, runs the search and removes exactly what it added, under a lock:
-  the shared graph never accumulates edges (reference defect §14.9) and concurrent calls are safe.
+  the shared graph never accumulates edges (the reference's connector edges pile up across re-plans) and
+  concurrent calls are safe.
 * A cell from which no lane can be entered raises :class:`core.errors.RouteError` (the reference returns
-  ``None`` and crashes later, §14.10).
+  ``None`` and crashes later; docs/reference.md#car-routes).
 """
 from __future__ import annotations
 
@@ -157,7 +158,8 @@ class LaneGraph:
     # ------------------------------------------------------------------ construction
     @classmethod
     def from_map(cls, city: CityMap) -> "LaneGraph":
-        """Build the lane graph of ``city`` (§3.2). Raises :class:`LaneGeometryError` for impossible lanes."""
+        """Build the lane graph of ``city`` (docs/reference.md#car-lane-graph). Raises :class:`LaneGeometryError` for
+        impossible lanes."""
         drivable = city.drivable
         h, w = city.shape
         segments = midline_segments(city.midline)
@@ -216,7 +218,8 @@ class LaneGraph:
         return 0 <= r < self.node_mask.shape[0] and 0 <= c < self.node_mask.shape[1] and bool(self.node_mask[r, c])
 
     def skips_lane_node(self, pos, move) -> bool:
-        """True if a lane node lies strictly between ``pos`` and ``pos + move`` (straight move, §4.5).
+        """True if a lane node lies strictly between ``pos`` and ``pos + move`` (straight move;
+        cars may not skip over lane ends, docs/reference.md#choosing-the-move).
 
         Cars moving more than one cell per step may not jump over lane ends (they must land on them).
         """

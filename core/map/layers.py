@@ -3,8 +3,8 @@
 Why a general algorithm: the reference derives mid lanes and intersections from block bounding boxes with
 hard-coded distances (11, 20) and asserts 80 lines / 32 boxes, so only its 5×5 map loads. Here everything is
 computed from the street geometry, so generated cities with other block counts, block sizes and street widths
-work, while the reference map still gives exactly the reference layers (§1.2–§1.4 of the semantics; tests check
-every number).
+work, while the reference map still gives exactly the reference layers (docs/reference.md#maps-and-layers; tests
+check every number).
 
 The algorithm (documented for users in docs/formats.md, "Derived layers"):
 
@@ -107,7 +107,8 @@ def paint_streets(height: int, width: int, streets: Iterable[Street]) -> StreetC
 
 
 def street_codes(cover: StreetCover) -> np.ndarray:
-    """Street layer before mid lanes: 1 walking, 2 traffic, −1 both (§1.2 painting rule)."""
+    """Street layer before mid lanes: 1 walking, 2 traffic, −1 both (the reference's painting rule,
+    docs/reference.md#street-and-building-codes)."""
     street = np.zeros(cover.walking.shape, dtype=np.float32)
     street[cover.walking] = STREET_WALKING
     street[cover.traffic] = STREET_TRAFFIC
@@ -232,7 +233,8 @@ def midline_mask(streets: Iterable[Street], street: np.ndarray, junctions: Seque
 def midline_segments(midline: np.ndarray) -> list[tuple[tuple[int, int], tuple[int, int]]]:
     """Maximal mid-lane runs of length ≥ 2: all horizontal ones row-major, then all vertical ones column-major.
 
-    This order (the reference's ``find_midroad_segments``) fixes the lane-graph node numbering (§1.3, §3.2).
+    This order (the reference's ``find_midroad_segments``) fixes the lane-graph node numbering
+    (docs/reference.md#mid-lanes).
     Each segment is ``((row, col) start, (row, col) end)`` with start ≤ end.
     """
     out: list[tuple[tuple[int, int], tuple[int, int]]] = []

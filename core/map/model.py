@@ -89,7 +89,7 @@ class CityMap:
 
     @property
     def walkable(self) -> np.ndarray:
-        """Cells pedestrians walk on: walking street or crossing (§3.1)."""
+        """Cells pedestrians walk on: walking street or crossing (docs/reference.md#pedestrian-planning)."""
         return (self.street == 1.0) | (self.street == -1.0)
 
     @property

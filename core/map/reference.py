@@ -1,4 +1,5 @@
-"""Import the reference simulator's map file (``config/maps/square_5x5.yaml``, §1.1 of the semantics).
+"""Import the reference simulator's map file (``config/maps/square_5x5.yaml``;
+docs/reference.md#map-files).
 
 The file is read with the safe located loader (the reference uses PyYAML's unsafe loader). Differences from
 the reference loader, all documented in docs/formats.md ("Importing reference maps"):

@@ -1,4 +1,5 @@
-"""Start/goal sampling for agents (§2.2 and §2.5 of the reference semantics).
+"""Start/goal sampling for agents (docs/reference.md#start-and-goal-sampling and
+docs/reference.md#goal-arrival-and-new-trips).
 
 Candidate cells:
 
@@ -8,7 +9,7 @@ Candidate cells:
   of reach ``walking_width + 1`` (13×13 on the reference, so only curb rows/columns) hits a Gas Station,
   Garage or Store cell. ``variant="vis"`` uses reach ``walking_width + 4`` (19×19) and keeps only
   eastbound/southbound lane cells, reproducing the vis branch's ``permitted_sg`` mask including its slicing
-  bug (§14.12), for the initial pick only.
+  bug (reversed slice bounds drop the westbound and northbound lanes), for the initial pick only.
 
 ``agent_region`` (``region``) removes candidates with ``row >= region`` or ``col >= region``.
 
@@ -91,7 +92,8 @@ class StartGoalSampler:
         ped = city.street == STREET_WALKING
         ped &= ndimage.binary_dilation(np.isin(city.building, PEDESTRIAN_TARGETS), structure=np.ones((3, 3), bool))
         car = (city.street == STREET_TRAFFIC) & _cross_dilate(np.isin(city.building, CAR_TARGETS), self.car_reach)
-        # Masks remembered for re-sampling after arrival (§2.5: vis does not apply permitted_sg there).
+        # Masks remembered for re-sampling after arrival (vis does not apply permitted_sg there;
+        # docs/reference.md#goal-arrival-and-new-trips).
         self._desired = {Kind.PEDESTRIAN: ped & region_mask, Kind.CAR: car & region_mask}
         if variant == "vis":
             permitted = city.lane_graph.lane_cells(headings=((0, 1), (1, 0)))
@@ -143,7 +145,8 @@ class StartGoalSampler:
         return mask
 
     def goal_candidates(self, kind: Kind, start, *, resample: bool = False) -> np.ndarray:
-        """Goal mask for an agent starting at ``start`` (``resample=True``: the §2.5 re-sample after arrival)."""
+        """Goal mask for an agent starting at ``start`` (``resample=True``: the re-sample after arrival,
+        docs/reference.md#goal-arrival-and-new-trips)."""
         kind = Kind(kind)
         base = self._desired[kind] if resample else self._initial[kind]
         mask = base & ~self.excluded(kind, start)
@@ -188,9 +191,11 @@ class StartGoalSampler:
         return self._pick(cells, rng)
 
     def sample_goal(self, kind: Kind, start, rng: np.random.Generator) -> Cell:
-        """A goal for a trip from ``start`` (§2.2), uniform over :meth:`goal_candidates`."""
+        """A goal for a trip from ``start`` (docs/reference.md#start-and-goal-sampling), uniform over
+        :meth:`goal_candidates`."""
         return self._sample_goal(kind, start, rng, resample=False)
 
     def resample_goal(self, kind: Kind, new_start, rng: np.random.Generator) -> Cell:
-        """The next goal after arrival (§2.5): the remembered candidate mask minus the new start's block."""
+        """The next goal after arrival (docs/reference.md#goal-arrival-and-new-trips): the remembered candidate
+        mask minus the new start's block."""
         return self._sample_goal(kind, new_start, rng, resample=True)

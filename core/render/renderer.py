@@ -5,7 +5,7 @@ cached background (or a crop of it) and alpha-blends a few dozen small, pre-scal
 keeps a 1024² frame in a few milliseconds on a CPU. Boxes come from the same placement computation, so the VAP
 labels always match the pixels.
 
-Conventions (logicity-semantics §9, deviations in docs/rendering.md):
+Conventions (docs/reference.md#rendering, deviations in docs/rendering.md):
 
 * image x = column · ppc, y = row · ppc; boxes are ``(x1, y1, x2, y2)`` with ``x2``/``y2`` exclusive, in the
   coordinates of the returned (cropped) image, *not* clipped (a box may stick out of the image); agents whose
@@ -34,9 +34,9 @@ Crop = tuple[int, int, int, int]  # (row0, col0, rows, cols) in cells
 
 #: Colour of cells that are neither street nor building (empty land in user maps).
 GROUND_RGB = (178, 196, 158)
-#: Mid-lane marking colour (§9.1: gold).
+#: Mid-lane marking colour (gold, as the reference; docs/reference.md#static-map-rendering).
 MIDLINE_RGB = (255, 215, 0)
-#: Icon short side in cells (§9.1).
+#: Icon short side in cells (docs/reference.md#static-map-rendering).
 CAR_CELLS, PEDESTRIAN_CELLS, TILE_CELLS = 6, 4, 10
 #: Longest side allowed, in cells: a tall pedestrian pictogram or a very long bus is scaled down to fit.
 CAR_MAX_CELLS, PEDESTRIAN_MAX_CELLS = 18, 6
@@ -164,8 +164,9 @@ class Renderer:
                headings: Sequence[int] | np.ndarray | None = None) -> Frame:
         """Draw ``snapshot`` on the static map.
 
-        ``headings`` overrides ``snapshot.headings`` (VAP uses the upcoming move k → k+1, §8.1); ``previous`` is
-        the frame before, whose orientations are kept for agents with heading NONE.
+        ``headings`` overrides ``snapshot.headings`` (VAP uses the upcoming move k → k+1,
+        docs/reference.md#vap-samples); ``previous`` is the frame before, whose orientations are kept for agents with
+        heading NONE.
         """
         p = self.ppc
         crop = crop if crop is not None else (0, 0, self.city.height, self.city.width)

@@ -10,7 +10,8 @@ from typing import Iterable
 
 from ..codes import GAS_STATION, GARAGE, HOUSE, OFFICE, STORE, Kind
 
-#: Street tiles (tiled over the street cells), then the 5 building types (§1.2: the 8 static semantics).
+#: Street tiles (tiled over the street cells), then the 5 building types: the paper's 8 static semantics
+#: (docs/reference.md#street-and-building-codes).
 TILE_SEMANTICS: tuple[str, ...] = ("walking_street", "traffic_street", "crossing")
 BUILDING_SEMANTICS: tuple[str, ...] = ("house", "gas_station", "office", "garage", "store")
 STATIC_SEMANTICS: tuple[str, ...] = TILE_SEMANTICS + BUILDING_SEMANTICS
@@ -35,7 +36,8 @@ BUILDING_SEMANTIC_BY_CODE: dict[int, str] = {
     HOUSE: "house", GAS_STATION: "gas_station", OFFICE: "office", GARAGE: "garage", STORE: "store",
 }
 
-#: Which concept decides an agent's icon when it has several (§9.2: the reference's if-chain order).
+#: Which concept decides an agent's icon when it has several (the reference's order,
+#: docs/reference.md#agent-rendering).
 CONCEPT_ICON_PRIORITY: tuple[str, ...] = ("ambulance", "bus", "tiro", "old", "young", "police", "reckless")
 
 

@@ -36,7 +36,8 @@ class SimConfig:
     name: str = "custom"
     rule_section: str | None = None
     agent_region: int | None = None
-    sampling: str = "master"  # start/goal sampling variant: "master" (SPF/sim) or "vis" (VAP branch), §2.2
+    sampling: str = "master"  # start/goal sampling variant: "master" (SPF/sim) or "vis" (VAP branch);
+    # see docs/reference.md#start-and-goal-sampling
     engine: EngineName = "compiled"
     steps: int = 300
     source: str | None = None

@@ -1,4 +1,5 @@
-"""Turning a rule decision into a concrete move along the agent's planned path (reference §4.4–§4.5).
+"""Turning a rule decision into a concrete move along the agent's planned path
+(docs/reference.md#choosing-the-move).
 
 The logic core says which of Slow/Normal/Fast/Stop hold for an agent (its *local* vector); the planned path
 says which moves make progress (its *global* vector). This module combines the two exactly like the
@@ -36,7 +37,8 @@ class Move:
 
 
 def local_moves(kind: Kind, holds: np.ndarray) -> list[int]:
-    """Move indices allowed by the rule decision ``holds`` (bool[4] in Action order); empty → Normal (§6.3)."""
+    """Move indices allowed by the rule decision ``holds`` (bool[4] in Action order); empty → Normal
+    (docs/reference.md#actions-and-speeds)."""
     out: list[int] = []
     if kind == Kind.CAR:
         for act, base in ((Action.SLOW, 0), (Action.NORMAL, 4), (Action.FAST, 8)):
@@ -57,10 +59,11 @@ def local_moves(kind: Kind, holds: np.ndarray) -> list[int]:
 
 
 def decided_action(kind: Kind, holds: np.ndarray) -> Action:
-    """The decision as one label: first of Slow, Normal, Fast, Stop present in the local vector (§8.1).
+    """The decision as one label: first of Slow, Normal, Fast, Stop present in the local vector
+    (docs/reference.md#vap-samples).
 
     Pedestrians only have Normal moves and Stop, so their label is Normal or Stop (the reference labels moving
-    pedestrians "Slow", §14.21; we use the action they actually perform).
+    pedestrians "Slow"; we use the action they actually perform).
     """
     moves = local_moves(kind, holds)
     if kind == Kind.CAR:
@@ -108,7 +111,8 @@ def _inside(mask: np.ndarray, r: int, c: int) -> bool:
 
 def choose_move(kind: Kind, holds: np.ndarray, pos: np.ndarray, traj: np.ndarray, index: int,
                 lane_node_mask: np.ndarray | None, rng: np.random.Generator) -> Move:
-    """Combine the rule decision with the path (§4.5) and draw the concrete move from ``rng`` when needed."""
+    """Combine the rule decision with the path (docs/reference.md#choosing-the-move) and draw the concrete move from
+    ``rng`` when needed."""
     local = local_moves(kind, holds)
     glob = global_moves(kind, pos, traj, index, lane_node_mask)
     return move_from(kind, local, glob, index, rng)
@@ -116,7 +120,8 @@ def choose_move(kind: Kind, holds: np.ndarray, pos: np.ndarray, traj: np.ndarray
 
 def move_from(kind: Kind, local: list[int] | tuple[int, ...], glob: dict[int, int], index: int,
               rng: np.random.Generator) -> Move:
-    """The §4.5 decision given the local move list and the global moves ``{move: new path index}``."""
+    """The decision of docs/reference.md#choosing-the-move given the local move list and the global moves
+    ``{move: new path index}``."""
     is_car = kind == Kind.CAR
     choice = move_choice(is_car, local, glob, rng)
     if choice == (CAR_STOP if is_car else PED_STOP):

@@ -142,8 +142,8 @@ class Simulation:
 
     def reset_agent(self, i: int, start=None, goal=None) -> None:
         """Give agent ``i`` a new trip now: ``start`` (default: sampled like an initial start) and ``goal``
-        (default: sampled for that start,
-        docs/reference.md#start-and-goal-sampling). Other agents are untouched (SPF resets only the ego)."""
+        (default: sampled for that start, docs/reference.md#start-and-goal-sampling). Other agents are untouched
+        (SPF resets only the ego)."""
         if start is None:
             start = self.sampler.sample_start(self.kinds[i], self.rng)
         if goal is None:

@@ -1,21 +1,24 @@
 """Safe Path Following (SPF) as a Gymnasium environment: drive the ego car to its goal without breaking rules.
 
 ``gymnasium.make("LogiCity/SPF-easy-v0")`` (also ``-medium``, ``-hard``, ``-expert``; ``import core.tasks`` first)
-or ``SPFEnv("easy", split="train")``. Semantics follow the reference's SPF task (logicity-semantics §7); every
-deliberate difference is listed in docs/spf.md.
+or ``SPFEnv("easy", split="train")``. Semantics follow the reference's SPF task
+(docs/reference.md#safe-path-following); every deliberate difference is listed in docs/spf.md.
 
-* Observation: float32 0/1 vector, the ego's grounding over its first ``fov_entities`` (5) view entities —
-  ego first, then in-view agents in agent order, placeholders (all 0) for missing ones; predicates in ontology
-  order, unary blocks ``P(e0..e4)``, binary blocks ``P(ei, ej)`` row-major (§7.2): 85 / 140 / 205 values for
-  easy / medium / hard+expert. ``env.unwrapped.layout.describe()`` lists the index ranges.
+* Observation: float32 0/1 vector, the ego's grounding over its first ``fov_entities`` (5) view entities — ego first,
+  then in-view agents in agent order, placeholders (all 0) for missing ones; predicates in ontology order, unary
+  blocks ``P(e0..e4)``, binary blocks ``P(ei, ej)`` row-major (docs/reference.md#spf-observation): 85 / 140 / 205
+  values for easy / medium / hard+expert. ``env.unwrapped.layout.describe()`` lists the index ranges.
 * Action: ``Discrete(4)`` = Slow, Normal, Fast, Stop (:class:`core.codes.Action`).
-* Step (§7.3): the task rules judge the chosen action on the observation the policy saw; then the ego's action
-  and every other agent's rule decision — all taken on that same snapshot — are applied simultaneously.
-* Reward (§7.4): a dead violation ends the episode with reward = the violated rules' rewards (not normalised);
-  otherwise ``(action_cost[a] + rule_reward) / path_length`` with ``path_length = 4 · len(planned path)``;
-  ``overtime_cost`` is added when the horizon truncates the episode. ``info["reward_components"]`` splits it.
-* Termination: the ego's goal-reached flag (set on the step after it arrives, §2.5) → ``is_success``; a dead
-  violation → ``fail``. Truncation: ``max_horizon`` steps.
+* Step (docs/reference.md#spf-step-and-termination): the task rules judge the chosen action on the observation the
+  policy saw; then the ego's action and every other agent's rule decision — all taken on that same snapshot — are
+  applied simultaneously.
+* Reward (docs/reference.md#spf-reward): a dead violation ends the episode with reward = the violated rules' rewards
+  (not normalised); otherwise ``(action_cost[a] + rule_reward) / path_length`` with
+  ``path_length = 4 · len(planned path)``; ``overtime_cost`` is added when the horizon truncates the episode.
+  ``info["reward_components"]`` splits it.
+* Termination: the ego's goal-reached flag (set on the step after it arrives,
+  docs/reference.md#goal-arrival-and-new-trips) → ``is_success``; a dead violation → ``fail``. Truncation:
+  ``max_horizon`` steps.
 * Reset: ``reset(seed=s)`` builds a fresh world from ``s`` (all agents sampled), then re-initialises the ego;
   ``reset()`` without a seed keeps the background world running (reference behaviour: background agents are
   never reset) and re-initialises only the ego: new start/goal, priority uniform in 1..max_priority−1, concept
@@ -194,7 +197,7 @@ class SPFEnv(gym.Env):
 
     # ---- oracle and inspection ----------------------------------------------------------------------------
     def oracle_action(self) -> Action:
-        """The expert rules' action for the current observation (§7.5)."""
+        """The expert rules' action for the current observation (docs/reference.md#spf-oracle)."""
         if self._oracle is None:
             self._oracle = self.oracle_decision().action
         return self._oracle

@@ -10,7 +10,7 @@ positions        [E, N, 2] int16   every agent's cell at the start of the episod
 headings         [E, N] int8       last move heading (-1 none)
 goals            [E, N, 2] int16   current goal
 path_index       [E, N] int32      index of the position in the agent's planned path
-reach_goal       [E, N] bool       goal-waiting flag (§2.5)
+reach_goal       [E, N] bool       goal-waiting flag
 wait             [E, N] int32      goal-waiting counter
 priorities       [E, N] int32      priority (the ego's was drawn at reset)
 concepts         [E, N, C] bool    concept flags, columns in meta["concepts"] order
@@ -21,8 +21,8 @@ oracle_step      [E] int32         steps the oracle needed (evaluation allows 2x
 concept          [E] int16         the ego's concept label, index into meta["concept_labels"]
 ===============  ================  ==============================================================================
 
-Creation (§7.6, adapted; ``python main.py spf make-episodes``): try k = 0, 1, 2, ... with seed
-``base_seed * 1_000_000 + k``: build a fresh world from that seed and reset the ego (start, goal, priority,
+Creation (docs/reference.md#spf-episode-sets, adapted; ``python main.py spf make-episodes``): try k = 0, 1, 2, ...
+with seed ``base_seed * 1_000_000 + k``: build a fresh world from that seed and reset the ego (start, goal, priority,
 concept drawn as in training resets for this split), capture the start state, then replay it exactly as an
 evaluation would (restore + re-seed) while the oracle drives. Keep the episode when the oracle reaches the goal
 within the split's ``max_horizon``, chose the target action (Stop) at least once, and the quota of the ego's

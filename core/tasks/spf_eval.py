@@ -1,19 +1,19 @@
-"""SPF policies and evaluation: TSR, DSR and Score on an episode set (reference §7.7).
+"""SPF policies and evaluation: TSR, DSR and Score on an episode set (docs/reference.md#spf-metrics).
 
 Per episode k of the set: ``reset(options={"episode": k})`` (exact start state, re-seeded generator),
 ``max_steps = 2 × oracle_step``; while not done and ``step < max_steps``: read the oracle action ``o*`` for the
 current observation, ask the policy, record the decision, step. Then
 
 * TSR: 1 if the last step reported ``is_success`` (a step that reaches the goal and violates a rule counts as
-  success, as in the reference, §14.5), else 0; mean over episodes.
+  success, as in the reference), else 0; mean over episodes.
 * Score: sum of rewards; minus 3 more when ``step ≥ max_steps``; mean over episodes.
 * DSR, for the mode's ``eval_actions`` (Stop; expert: Stop, Fast, Slow): per episode and action a,
   ``decided[a] = 1`` if ``o* = a`` at some step; ``ok[a] = 1`` if decided and the policy chose a at every such
   step. ``D[a] = Σ decided``, ``S[a] = Σ ok``. We report **DSR = "Mean Decision Succ" = Σ_a S[a] / Σ_a D[a]**
   (pooled over actions) as the table's DSR, and also the "Average" (mean over a of S[a]/D[a]) and the per-action
-  ratios (the paper does not say which of the two it prints, §14.6).
+  ratios (the paper does not say which of the two it prints).
 
-Policies are callables ``policy(obs, env) -> action``. Built in: ``oracle`` (the expert rules, §7.5) and
+Policies are callables ``policy(obs, env) -> action``. Built in: ``oracle`` (the expert rules) and
 ``random`` (uniform, its own generator seeded per episode so runs are reproducible and the environment's
 generator is untouched). A policy file (``--policy PATH``), checked against the mode's observation size and the
 4 actions when loaded:
@@ -55,7 +55,7 @@ STEP_LIMIT_PENALTY = 3.0
 
 
 def oracle_policy(obs: np.ndarray, env) -> int:
-    """The mode's expert rules on the current observation (§7.5)."""
+    """The mode's expert rules on the current observation (docs/reference.md#spf-oracle)."""
     return int(env.unwrapped.oracle_action())
 
 
@@ -469,8 +469,9 @@ class EvalReport:
 
 
 def episode_score(rewards, steps: int, max_steps: int) -> float:
-    """The §7.7 score of one episode: the sum of its step rewards, minus :data:`STEP_LIMIT_PENALTY` more when
-    ``steps >= max_steps``. Evaluation (:func:`run_episode`) and human play (:mod:`.spf_session`) both use it."""
+    """The score of one episode (docs/reference.md#spf-metrics): the sum of its step rewards, minus
+    :data:`STEP_LIMIT_PENALTY` more when ``steps >= max_steps``. Evaluation (:func:`run_episode`) and human play
+    (:mod:`.spf_session`) both use it."""
     score = 0.0
     for r in rewards:
         score += float(r)

@@ -3,13 +3,13 @@
 ``CityParallelEnv(mode="easy")`` — any SPF mode (or mode file with ``task``/``expert`` sections); agent ids are
 the agent names (``Car_1``, ``Pedestrian_3``, ...), in agent-file order.
 
-Each agent is treated like the SPF ego (§7): its view is truncated to ``fov_entities`` entities, its observation
-is its grounding vector over that view (same layout as the single-agent env), its action space is
-``Discrete(4)`` (Slow, Normal, Fast, Stop; pedestrians have no Slow/Fast moves and walk at their only speed, as
-in the simulator), and its reward is the SPF reward of its chosen action on what it saw: the violated task
-rules' rewards when a dead rule is violated, else ``(action_cost[a] + rule reward) / (4 · len(its current
-planned path))``. The city never ends for an agent: agents keep their trips going (§2.5), nobody terminates, all
-are truncated together after ``max_cycles`` steps.
+Each agent is treated like the SPF ego (docs/reference.md#safe-path-following): its view is truncated to
+``fov_entities`` entities, its observation is its grounding vector over that view (same layout as the single-agent
+env), its action space is ``Discrete(4)`` (Slow, Normal, Fast, Stop; pedestrians have no Slow/Fast moves and walk at
+their only speed, as in the simulator), and its reward is the SPF reward of its chosen action on what it saw: the
+violated task rules' rewards when a dead rule is violated, else
+``(action_cost[a] + rule reward) / (4 · len(its current planned path))``. The city never ends for an agent: agents
+keep their trips going, nobody terminates, all are truncated together after ``max_cycles`` steps.
 
 Default policy: ``env.rule_actions()`` is the rule engine's decision for every agent on the current state
 (the simulator's ``sim`` rules on the same truncated views); it is also ``infos[agent]["rule_action"]``, and

@@ -1,17 +1,17 @@
 """Rules evaluated directly on the SPF observation vector: the oracle's decision and the task-rule check.
 
-Why: in SPF the ego's view is truncated to ``fov_entities`` entities and the observation vector holds *every*
-ontology predicate over exactly those entities (§7.2). The expert rules and the task rules only read
-predicates of the ego's view, so both are pure functions of (observation, number of real entities, chosen
-action). Evaluating them on the vector costs one numpy gather for all clauses — the env calls them every step,
-where running the general engine on a one-row view took ~0.2 ms each.
+Why: in SPF the ego's view is truncated to ``fov_entities`` entities and the observation vector holds *every* ontology
+predicate over exactly those entities (docs/reference.md#spf-observation). The expert rules and the task rules only
+read predicates of the ego's view, so both are pure functions of (observation, number of real entities, chosen
+action). Evaluating them on the vector costs one numpy gather for all clauses — the env calls them every step, where
+running the general engine on a one-row view took ~0.2 ms each.
 
 Semantics are those of :class:`core.logic.CompiledEngine` / :class:`core.logic.TaskChecker` (tests check
 agreement on thousands of random states): existential variables range over the real entities of the view
 (placeholders excluded), bindings are enumerated first-variable-major in view order so the witness is the
 lexicographically smallest one, heads are evaluated stratum by stratum, a violated constraint gives the
 default Normal, and a task rule is violated when a clause body holds (action literals judged with the chosen
-action fixed) and the clause's head is not the chosen action (§6.4 "Task-rule semantics").
+action fixed) and the clause's head is not the chosen action (docs/reference.md#task-rule-semantics).
 """
 from __future__ import annotations
 
@@ -30,8 +30,9 @@ __all__ = ["ObservationLayout", "ViewRules", "ViewDecision", "ViewCheck", "oracl
 
 @dataclass(frozen=True)
 class ObservationLayout:
-    """Where each predicate lives in the observation (§7.2): ``blocks[name] = (offset, arity)``; a unary block
-    holds ``P(e0..e{n-1})``, a binary block ``P(ei, ej)`` row-major (i major)."""
+    """Where each predicate lives in the observation (docs/reference.md#spf-observation):
+    ``blocks[name] = (offset, arity)``; a unary block holds ``P(e0..e{n-1})``, a binary block ``P(ei, ej)``
+    row-major (i major)."""
 
     n: int
     blocks: dict[str, tuple[int, int]]
@@ -81,7 +82,8 @@ class ViewCheck:
 
 
 def oracle_action(holds: Sequence[bool]) -> Action:
-    """§7.5: the first derived action in the order Slow, Normal, Fast, Stop; nothing derived → Normal."""
+    """The oracle's conversion (docs/reference.md#spf-oracle): the first derived action in the order Slow, Normal,
+    Fast, Stop; nothing derived → Normal."""
     for a in (Action.SLOW, Action.NORMAL, Action.FAST, Action.STOP):
         if holds[a]:
             return a
@@ -207,7 +209,7 @@ class ViewRules:
         return ViewDecision(tuple(holds), tuple(fired), tuple(wit))  # type: ignore[arg-type]
 
     def check(self, obs: np.ndarray, n_real: int, action: int, ext: np.ndarray | None = None) -> ViewCheck:
-        """Judge the chosen ``action`` against the task rules (§6.4, §7.3)."""
+        """Judge the chosen ``action`` against the task rules (docs/reference.md#task-rule-semantics)."""
         assert self.task is not None, "check() needs a task section"
         base, first = self.c.bases(self.extend(obs, n_real) if ext is None else ext)
         action = int(action)

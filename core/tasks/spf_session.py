@@ -1,12 +1,13 @@
 """Human play of an SPF episode (Qt-free; the studio's SPF mode drives it): pick a mode and an episode, act with
 Slow/Normal/Fast/Stop, see reward, violations and steps left, scrub back, save the run as a demonstration.
 
-The human is judged exactly like an evaluated policy (§7.7): episode ``k`` of the split's set starts from its
-stored state, the step budget is ``2 × oracle_step``, and score, success and decisions come from the very
-functions evaluation uses (:func:`~core.tasks.spf_eval.episode_result`, :func:`~core.tasks.spf_eval.episode_score`:
-the −3 applies whenever the run used its whole budget, even when its last step reached the goal). The
-simulation records the episode (``record=True``), so any past step can be shown again; actions are always
-taken at the newest step. The run is saved in the demonstration format of ``spf collect`` (docs/spf.md).
+The human is judged exactly like an evaluated policy (docs/reference.md#spf-metrics): episode ``k`` of the split's
+set starts from its stored state, the step budget is ``2 × oracle_step``, and score, success and decisions come from
+the very functions evaluation uses (:func:`~core.tasks.spf_eval.episode_result`,
+:func:`~core.tasks.spf_eval.episode_score`: the −3 applies whenever the run used its whole budget, even when its last
+step reached the goal). The simulation records the episode (``record=True``), so any past step can be shown again;
+actions are always taken at the newest step. The run is saved in the demonstration format of
+``spf collect`` (docs/spf.md).
 """
 from __future__ import annotations
 

@@ -9,10 +9,10 @@ Mode block (``configs/modes/spf_<mode>.yaml``, documented in docs/spf.md)::
 
     spf:
       ego: Car_1                       # the controlled agent (must be a car, first in the agent file)
-      fov_entities: 5                  # entities in the observation, ego included (§7.2)
-      action_cost: [-2, 0, -2, -5]     # Slow, Normal, Fast, Stop (§7.4)
+      fov_entities: 5                  # entities in the observation, ego included
+      action_cost: [-2, 0, -2, -5]     # Slow, Normal, Fast, Stop
       overtime_cost: -3                # added when the horizon is reached
-      eval_actions: [Stop]             # actions whose decisions DSR scores (§7.7)
+      eval_actions: [Stop]             # actions whose decisions DSR scores
       splits:
         train: {agent_region: 100, max_priority: 7, max_horizon: 400, reset_dist: {ambulance: 0.25, ...}}
         val:   {...}
@@ -196,8 +196,9 @@ def load_spf_mode(mode: str | Path, split: str = "train") -> SPFMode:
     if table.kinds[ego] != Kind.CAR:
         raise cfg.extra["spf"].error(f"ego {settings.ego!r} must be a car", "ego")
     if ego != 0:
-        # §14.18: the reference requires the ego to be the first agent; we keep that (ego = entity 0 of its
-        # own view is guaranteed either way, but episode files and the documentation assume index 0)
+        # the reference requires the ego to be the first agent (docs/reference.md#spf-observation); we keep that
+        # (ego = entity 0 of its own view is guaranteed either way, but episode files and the documentation assume
+        # index 0)
         raise cfg.extra["spf"].error(f"ego {settings.ego!r} must be the first agent of the agent file", "ego")
     for name in ("task", "expert"):
         if name not in cfg.rules.sections:
