@@ -1,0 +1,1 @@
+"""The studio session model, its commands and their undo stack (no Qt); see docs/architecture.md."""
