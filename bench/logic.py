@@ -10,10 +10,11 @@ sim-expert setting (rules ``sim_expert.rules``, ontology ``full``) — 20 agents
 ``agents/expert/test.yaml`` repeated cyclically (same kinds, concepts and priorities). If the simulator cannot
 run, states are made by placing the agents on random walkable/drivable cells with random headings.
 
-Baseline (what the reference does per agent per step, semantics §6.3): a fresh z3 ``Solver``, an uninterpreted
-sort ``Entity`` with one constant per in-view entity, predicate functions declared afresh, every ground atom
-asserted one by one, the rules asserted as quantified formulas ``A(e0) == Exists([...], Or(And(...)))`` with
-the closed-world axiom ``ForAll(v, Or(v == e_1, ...))`` for each bound variable, then ``check`` and model reads.
+Baseline (what the reference does per agent per step, docs/reference.md#the-decision-procedure): a fresh z3
+``Solver``, an uninterpreted sort ``Entity`` with one constant per in-view entity, predicate functions declared
+afresh, every ground atom asserted one by one, the rules asserted as quantified formulas
+``A(e0) == Exists([...], Or(And(...)))`` with the closed-world axiom ``ForAll(v, Or(v == e_1, ...))`` for each bound
+variable, then ``check`` and model reads.
 The baseline reads the atoms from our vectorised grounding (the reference evaluates them with per-pair Python
 calls), so its cost is understated and the ratios printed are conservative.
 """
@@ -113,7 +114,8 @@ def make_states(city: CityMap, agents: AgentSet, steps: int, seed: int, how: str
 
 # ---- reference-style baseline ----------------------------------------------------------------------------------
 def baseline_decide(program: Program, interp: Interpretation, row: int) -> np.ndarray:
-    """One ego problem the reference's way (§6.3): fresh solver, uninterpreted sort, quantified rules."""
+    """One ego problem the reference's way (docs/reference.md#the-decision-procedure): fresh solver, uninterpreted
+    sort, quantified rules."""
     onto = program.ontology
     k = int(interp.valid[row].sum())
     entity = z3.DeclareSort("Entity")

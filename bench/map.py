@@ -1,4 +1,5 @@
-"""Map/planner performance figures next to the reference's (semantics §10). Run: .venv/bin/python bench/map.py
+"""Map/planner performance figures next to the reference's (docs/reference.md#reference-performance).
+Run: .venv/bin/python bench/map.py
 
 Prints, for the reference 5×5 city and a generated 10×10-block city: layer derivation, lane-graph build,
 car route query (median / p95 over random candidate pairs) and pedestrian A* (median / p95).
@@ -23,7 +24,7 @@ from core.map.layers import derive_layers  # noqa: E402
 from core.map.sampling import StartGoalSampler  # noqa: E402
 from core.map.walking import walk_path  # noqa: E402
 
-#: The reference's figures on a 2-core CPU (logicity-semantics.md §10), in milliseconds.
+#: The reference's figures on a 2-core CPU (docs/reference.md#reference-performance), in milliseconds.
 REFERENCE_MS = {"lane graph build": 2700.0, "car route": 10.0, "pedestrian A*": 14.0}
 
 

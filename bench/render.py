@@ -43,8 +43,9 @@ def load_city(path: Path | None):
 
 
 def agent_walk(city, n_agents: int, frames: int, region: int, seed: int) -> list[WorldSnapshot]:
-    """VAP-like agents (12–15, 3–6 pedestrians, concepts as in §8.2) walking one cell per frame inside the
-    top-left ``region`` cells; a blocked agent turns. Stands in for simulator output (same sizes and motion)."""
+    """VAP-like agents (12–15, 3–6 pedestrians, concepts as in the reference's random VAP worlds,
+    docs/reference.md#vap-dataset-generation) walking one cell per frame inside the top-left ``region`` cells; a
+    blocked agent turns. Stands in for simulator output (same sizes and motion)."""
     rng = np.random.default_rng(seed)
     n_ped = max(1, n_agents // 4)
     kinds = [Kind.PEDESTRIAN] * n_ped + [Kind.CAR] * (n_agents - n_ped)

@@ -3,7 +3,8 @@
 
 Prints median and mean step time (mean includes goal re-sampling and re-planning) for the compiled engine and
 the z3 engine side by side. Targets (issue "Simulation core", 2-core machine, compiled engine): expert config
-median < 2 ms and mean < 5 ms (the reference takes ~2 s per step, §10); 1000 agents < 100 ms per step.
+median < 2 ms and mean < 5 ms (the reference takes ~2 s per step, docs/reference.md#reference-performance);
+1000 agents < 100 ms per step.
 
 Usage: python bench/sim.py [--steps 300] [--z3-steps 60] [--quick]
 """
@@ -24,7 +25,8 @@ from core.map.generate import generate_city  # noqa: E402
 from core.sim.config import SimConfig, load_mode  # noqa: E402
 from core.sim.simulation import Simulation  # noqa: E402
 
-REFERENCE_EXPERT_STEP_S = 2.0  # §10: 1.2–3.7 s per step for sim expert on a 2-core CPU
+#: The reference took 1.2–3.7 s per step for sim expert on a 2-core CPU (docs/reference.md#reference-performance).
+REFERENCE_EXPERT_STEP_S = 2.0
 
 
 def time_steps(cfg: SimConfig, engine: str, steps: int, seed: int = 0, warmup: int = 3) -> dict:
