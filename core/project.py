@@ -16,23 +16,29 @@ content changed is written under a fresh name (``map-2.yaml``, ``episodes/main-3
 to a temporary file and renamed, and ``project.yaml`` is replaced last, atomically; that rename is the commit.
 Files the old manifest used and the new one does not are deleted only after the commit. A crash at any
 moment therefore leaves either the old project or the new one, never a mixture.
+
+File-system safety (core/project_files.py): every name is checked before anything is written, every file must
+stay inside the folder with symbolic links followed (a project that breaks this is refused, never written into or
+deleted from), deletion never follows a link, and a journal lets the next save or open remove what a killed save
+left behind.
 """
 from __future__ import annotations
 
 import hashlib
 import re
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from .errors import ConfigError, LogiCityError
-from .fileio import atomic_write_bytes
-from .yamlio import LocatedDict, expect, load_yaml, reject_unknown_keys, yaml_type_name
+from .fileio import atomic_writer, atomic_write_bytes
+from .project_files import (EPISODE_DIR, MANIFEST, MODE_FILE_KEYS, begin_save, clean_leftovers, end_save,
+                            entry_problem, file_problem, normalise, unlink_inside, used_files)
+from .yamlio import expect, load_yaml, reject_unknown_keys, yaml_type_name
 
 FORMAT_NAME = "logicity-project"
 FORMAT_VERSION = 1
-MANIFEST = "project.yaml"
-EPISODE_DIR = "episodes"
 
 #: Default file names of the parts (role -> name); a changed part gets a numbered variant of its name.
 PART_NAMES = {"mode": "mode.yaml", "map": "map.yaml", "agents": "agents.yaml", "ontology": "ontology.yaml",
@@ -129,46 +135,22 @@ def is_project(path: str | Path) -> bool:
     return (p.is_dir() and (p / MANIFEST).exists()) or (p.is_file() and p.name == MANIFEST)
 
 
-def _inside(root: Path, rel: Any) -> str | None:
-    """``rel`` as a clean relative path inside ``root``, or None (absolute, ``..``, not text)."""
-    if not isinstance(rel, str) or not rel:
-        return None
-    p = Path(rel)
-    if p.is_absolute() or ".." in p.parts:
-        return None
-    return p.as_posix()
-
-
 def manifest_files(root: str | Path) -> set[str]:
     """The files the project in ``root`` uses according to its manifest: the mode file, the data files that
-    mode file names and the episode files (relative to ``root``; only paths inside it). Lenient: whatever cannot
-    be read is left out (a damaged project still yields what can be known)."""
-    root = Path(root)
-    out: set[str] = set()
-    try:
-        d = load_yaml(root / MANIFEST)
-    except LogiCityError:
-        return out
-    if not isinstance(d, dict):
-        return out
-    mode = _inside(root, d.get("mode"))
-    if mode is not None:
-        out.add(mode)
-        try:
-            m = load_yaml(root / mode)
-        except LogiCityError:
-            m = None
-        if isinstance(m, dict):
-            for role in ("map", "agents", "ontology", "rules"):
-                f = _inside(root, m.get(role))
-                if f is not None:
-                    out.add(f)
-    eps = d.get("episodes")
-    for item in eps if isinstance(eps, list) else []:
-        f = _inside(root, item.get("file")) if isinstance(item, dict) else None
-        if f is not None:
-            out.add(f)
-    return out
+    mode file names and the episode files (relative to ``root``; only valid names that stay inside it, links
+    followed). Lenient: whatever cannot be read is left out (a damaged project still yields what can be known)."""
+    return used_files(root)[0]
+
+
+def replaced_files(root: str | Path) -> set[str]:
+    """:func:`manifest_files` of a project about to be replaced, strictly: a name that is invalid, reserved for the
+    studio's own files or leads outside the folder (also through a symbolic link) raises a located
+    :class:`~core.errors.ConfigError`, so the replacing save refuses before it writes or deletes anything."""
+    def refuse(container: Any, key: Any, message: str) -> None:
+        raise container.error(f"{message}; this project cannot be replaced safely (fix its files or choose "
+                              f"another folder)", key)
+
+    return used_files(root, on_problem=refuse)[0]
 
 
 def manifest_name(root: str | Path) -> str:
@@ -182,20 +164,44 @@ def manifest_name(root: str | Path) -> str:
     return name if isinstance(name, str) and name else root.name
 
 
-def _check_relative(d: LocatedDict, key: str, value: str, root: Path) -> Path:
-    rel = Path(value)
-    if rel.is_absolute() or ".." in rel.parts:
-        raise d.error(f"{key} must be a path inside the project folder, got {value!r}", key)
-    return root / rel
+def _check_relative(d: Any, key: Any, value: str, root: Path, what: str | None = None) -> Path:
+    """``root / value`` when ``value`` is a valid name of a file inside the project folder (links followed)."""
+    problem = file_problem(root, value)
+    if problem is not None:
+        raise d.error(f"{what or key} must name a file inside the project folder: {value!r} {problem}", key)
+    return root / normalise(value)
+
+
+def _check_mode_files(root: Path, mode_rel: str) -> None:
+    """The data files a project's mode file names must be inside the project folder (docs/projects.md): a mode
+    naming ``../elsewhere/map.yaml`` is refused instead of being loaded and silently copied in by the next save."""
+    m = load_yaml(root / mode_rel)
+    if not isinstance(m, dict):
+        return   # load_mode reports it
+    for key in MODE_FILE_KEYS:
+        value = m.get(key)
+        if not isinstance(value, str):
+            continue
+        _, problem = entry_problem(root, value, mode_rel)
+        if problem is not None:
+            raise m.error(f"{key}: {value!r} {problem}. A project's files must be inside its folder: copy the "
+                          f"file into the folder and name it relative to {mode_rel}, or open the mode file itself "
+                          f"(File ▸ Open) to start a new project from it; the next save copies its files in", key)
 
 
 def load_project(path: str | Path) -> Project:
     """Open a project folder (or its project.yaml). Raises :class:`~core.errors.LogiCityError` subclasses that
-    name the faulty file and line; nothing is changed on disk."""
+    name the faulty file and line. Nothing of the project is changed on disk; only leftovers of interrupted saves
+    that the studio's naming proves are its own are removed (:func:`core.project_files.clean_leftovers`).
+
+    Every file the project uses must be inside its folder, links followed: a project whose manifest or mode file
+    names a file elsewhere (absolute, ``..``, through a symbolic link) or one of the studio's own files
+    (``project.yaml``) is refused."""
     from .sim.config import load_mode
 
     manifest = find_manifest(path)
     root = manifest.parent
+    clean_leftovers(root)   # what interrupted saves left (only files proven to be the studio's own leftovers)
     d = load_yaml(manifest)
     if not isinstance(d, dict):
         raise ConfigError("project.yaml must be a mapping", manifest, 1)
@@ -213,6 +219,8 @@ def load_project(path: str | Path) -> Project:
     mode_path = _check_relative(d, "mode", mode_rel, root)
     if not mode_path.exists():
         raise d.error(f"mode file not found: {mode_rel}", "mode")
+    mode_rel = normalise(mode_rel)
+    _check_mode_files(root, mode_rel)
     seed = expect(d, "seed", int, required=False, default=0)
     name = expect(d, "name", str, required=False, default=root.name)
     episodes: list[EpisodeEntry] = []
@@ -225,7 +233,8 @@ def load_project(path: str | Path) -> Project:
                 d.error("episodes must hold mappings", "episodes")
         reject_unknown_keys(item, EPISODE_KEYS, f"episode #{i + 1}", listed="known")
         file = expect(item, "file", str)
-        ep_path = _check_relative(item, "file", file, root)
+        ep_path = _check_relative(item, "file", file, root, f"episode #{i + 1} file")
+        file = normalise(file)
         if not ep_path.exists():
             raise item.error(f"episode file not found: {file}", "file")
         episodes.append(EpisodeEntry(file, expect(item, "name", str, required=False, default=Path(file).stem),
@@ -248,7 +257,7 @@ def load_project(path: str | Path) -> Project:
         try:
             parts[role] = str(Path(file).resolve().relative_to(root.resolve()))
         except ValueError:
-            pass  # a mode may name files outside the folder; they are copied in on the next save
+            pass  # cannot happen after _check_mode_files; then the next save would write the part in
     return Project(config=config, root=root, name=name, seed=seed, episodes=episodes, current_episode=current,
                    studio=_plain(studio), parts=parts)
 
@@ -378,19 +387,40 @@ def _mode_text(config: Any, parts: Mapping[str, str]) -> str:
     return "# Mode file of a LogiCity Studio project (format: docs/formats.md, \"Mode files\").\n" + dump_yaml(data)
 
 
-def _place_part(root: Path, role: str, data: bytes, current: str | None, taken: set[str]) -> str:
-    """Reuse the current file when its content is identical, else pick a fresh name and write it."""
+#: A file a save creates: its name (relative to the folder) and how to write it (atomically) to a path.
+_Write = tuple[str, Callable[[Path], Any]]
+
+
+def _plan_part(root: Path, role: str, data: bytes, current: str | None, taken: set[str],
+               writes: list[_Write]) -> str:
+    """Reuse the current file when its content is identical, else pick a fresh name and plan its write."""
     if current and _file_digest(root / current) == _digest(data):
         taken.add(current)
         return current
     default = PART_NAMES.get(role, f"{role}.dat")
     if role == "rules" and current:
         default = "rules" + (Path(current).suffix or ".rules")
-    name = default if _file_digest(root / default) == _digest(data) else _fresh_name(root, default, taken)
+    name = default if (default not in taken and _file_digest(root / default) == _digest(data)) else \
+        _fresh_name(root, default, taken)
     if _file_digest(root / name) != _digest(data):
-        atomic_write_bytes(root / name, data)
+        writes.append((name, lambda path, data=data: atomic_write_bytes(path, data)))
     taken.add(name)
     return name
+
+
+def _copy_file(src: Path, dst: Path) -> None:
+    """Copy ``src`` to ``dst`` atomically, in chunks (an episode may be large)."""
+    with open(src, "rb") as fh, atomic_writer(dst) as out:
+        shutil.copyfileobj(fh, out, 1 << 20)
+
+
+def _refuse_bad_names(root: Path, names: Mapping[str, str], what: str) -> None:
+    """Every file a save keeps, writes or deletes must be a valid name inside ``root`` (links followed); checked
+    before anything is written so that nothing fails after the commit."""
+    for name, where in sorted(names.items()):
+        problem = file_problem(root, name)
+        if problem is not None:
+            raise ConfigError(f"{what}: {where} {name!r} {problem}; nothing was saved", root / MANIFEST)
 
 
 def save_project(project: Project, root: str | Path | None = None, episode: Any = None,
@@ -403,44 +433,65 @@ def save_project(project: Project, root: str | Path | None = None, episode: Any 
     A folder that holds *another* project is refused (:class:`~core.errors.ConfigError`) unless ``replace``:
     then that project is replaced as cleanly as a save of its own: after the commit the files its manifest used
     and the new one does not are deleted (only files inside the folder; anything else in it stays).
+
+    Safety (core/project_files.py): before anything is written every name is checked, and a project (the one
+    saved or the one replaced) that names a file outside the folder (absolute, ``..``, through a symbolic link)
+    or one of the studio's own files (``project.yaml``) is refused with a :class:`~core.errors.ConfigError`.
+    Deleting never follows a link. A failed save removes the files it created; a killed one leaves a journal
+    from which the next save or open of the folder removes them.
     """
     root = Path(root) if root is not None else project.root
     if root is None:
         raise ValueError("save_project needs a folder for a new project")
+    if root.exists() and not root.is_dir():
+        raise ConfigError("this is a file, not a folder", root)
     same_folder = project.root is not None and Path(project.root).resolve() == root.resolve()
     if not same_folder and (root / MANIFEST).exists():
         if not replace:
             raise ConfigError(f"the folder already holds another project ({manifest_name(root)!r}); choose "
                               f"another folder or replace it", root / MANIFEST)
-        old_files = manifest_files(root)
+        old_files = replaced_files(root)
+    elif same_folder:
+        old = {f: f"the project's {role} file" for role, f in project.parts.items()}
+        old.update({e.file: f"episode file of {e.name!r}" for e in project.episodes})
+        _refuse_bad_names(root, old, "the project names a file it cannot use")
+        old_files = {normalise(f) for f in old}
     else:
-        old_files = set(project.parts.values()) | {e.file for e in project.episodes} if same_folder else set()
+        old_files = set()
+    if not same_folder and project.root is not None:   # "save as": the episodes are read from the old folder
+        carried = {e.file: f"episode file of {e.name!r}" for i, e in enumerate(project.episodes)
+                   if not (episode is not None and i == project.current_episode)}
+        _refuse_bad_names(Path(project.root), carried, "the project names a file it cannot use")
     root.mkdir(parents=True, exist_ok=True)
+    clean_leftovers(root)
+
+    # plan: every name is chosen before anything is written
     cfg = project.config
     taken: set[str] = set()
+    writes: list[_Write] = []
     parts: dict[str, str] = {}
     for role in ("map", "agents", "ontology", "rules"):
-        parts[role] = _place_part(root, role, _part_bytes(cfg, role), project.parts.get(role) if same_folder
-                                  else None, taken)
-    parts["mode"] = _place_part(root, "mode", _mode_text(cfg, parts).encode("utf-8"),
-                                project.parts.get("mode") if same_folder else None, taken)
+        parts[role] = _plan_part(root, role, _part_bytes(cfg, role), project.parts.get(role) if same_folder
+                                 else None, taken, writes)
+    parts["mode"] = _plan_part(root, "mode", _mode_text(cfg, parts).encode("utf-8"),
+                               project.parts.get("mode") if same_folder else None, taken, writes)
 
     entries = [EpisodeEntry(e.file, e.name, e.seed, e.steps) for e in project.episodes]
     if not same_folder and project.root is not None:   # "save as": carry the episodes over
         for i, e in enumerate(entries):
             if episode is not None and i == project.current_episode:
                 continue  # replaced by the new recording below
-            data = (Path(project.root) / e.file).read_bytes()
+            src = Path(project.root) / e.file
             e.file = f"{EPISODE_DIR}/" + _fresh_name(root / EPISODE_DIR, Path(e.file).name,
                                                       {Path(t).name for t in taken})
-            atomic_write_bytes(root / e.file, data)
+            writes.append((e.file, lambda path, src=src: _copy_file(src, path)))
             taken.add(e.file)
     current = project.current_episode
     if episode is not None:
         name = "main" if current is None else entries[current].name
         fname = f"{EPISODE_DIR}/" + _fresh_name(root / EPISODE_DIR, f"{_slug(name)}.npz",
                                                 {Path(t).name for t in taken})
-        episode.save(root / fname, extra_meta=episode_meta)
+        writes.append((fname, lambda path: episode.save(path, extra_meta=episode_meta)))
         entry = EpisodeEntry(fname, name, int(episode.meta.get("seed", project.seed)), int(episode.num_steps))
         if current is None:
             entries.append(entry)
@@ -458,19 +509,34 @@ def save_project(project: Project, root: str | Path | None = None, episode: Any 
         manifest["studio"] = _plain(dict(project.studio))
     header = ("# LogiCity Studio project manifest (format: docs/projects.md). Written by the studio; safe to "
               "edit by hand.\n")
-    atomic_write_text(root / MANIFEST, header + dump_yaml(manifest))   # the commit
-
-    # after the commit: drop files only the previous manifest used
+    text = header + dump_yaml(manifest)
     now_used = set(parts.values()) | {e.file for e in entries}
-    for f in old_files - now_used:
-        try:
-            (root / f).unlink()
-        except OSError:
-            pass
+    _refuse_bad_names(root, {**{f: f"the {role} file" for role, f in parts.items()},
+                             **{e.file: f"episode file of {e.name!r}" for e in entries}}, "cannot save")
+    obsolete = {f for f in old_files if normalise(f) not in {normalise(u) for u in now_used}}
+
+    # write: journal, new files, then the manifest (the commit)
+    created = [name for name, _ in writes]
+    begin_save(root, created, obsolete, text.encode("utf-8"))
+    try:
+        for name, write in writes:
+            write(root / name)
+        atomic_write_text(root / MANIFEST, text)   # the commit
+    except BaseException:
+        if _file_digest(root / MANIFEST) != _digest(text.encode("utf-8")):   # not committed: undo
+            for name in created:
+                unlink_inside(root, name)
+        end_save(root)
+        raise
     project.root = root
     project.parts = parts
     project.episodes = entries
     project.current_episode = current
+
+    # after the commit: drop files only the previous manifest used (never through a link; never raises)
+    for f in sorted(obsolete):
+        unlink_inside(root, f)
+    end_save(root)
     return root / MANIFEST
 
 
