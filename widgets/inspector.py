@@ -1,7 +1,9 @@
 """Inspector dock: everything about the selected agent at the shown step, and its actions over time.
 
-It formats a :class:`core.view.inspect.AgentReport`; it computes nothing itself. The action plot's cursor
-follows the timeline (:meth:`InspectorWidget.set_cursor`) and clicking the plot asks for that step.
+It formats a :class:`core.view.inspect.AgentReport`; it computes nothing itself. The "Why this action" box shows
+the explanation the simulation recorded (and says so); only the view table is re-grounded, and its title says so.
+The action plot's cursor follows the timeline (:meth:`InspectorWidget.set_cursor`) and clicking the plot asks for
+that step.
 """
 from __future__ import annotations
 
@@ -133,16 +135,20 @@ class InspectorWidget(QtWidgets.QWidget):
             f["Action"].setText("— (nothing simulated yet)")
         else:
             moved = "" if r.realised == r.decided else f", moved {r.realised}"
-            derived = ", ".join(r.derived) if r.derived else "nothing (default Normal)"
+            if r.forced:
+                source = f"forced by {r.forced}"
+            else:
+                source = "rules derived: " + (", ".join(r.derived) if r.derived else "nothing (default Normal)")
             when = "" if r.decision_step == r.step else \
                 f" <span style='color:#b35900'>(step {r.decision_step}: the newest state is not decided yet)</span>"
-            f["Action"].setText(f"<b>{r.decided}</b>{moved}{when}<br><span style='color:gray'>rules derived: "
-                                f"{html.escape(derived)}</span>")
+            f["Action"].setText(f"<b>{r.decided}</b>{moved}{when}<br><span style='color:gray'>"
+                                f"{html.escape(source)}</span>")
             f["Action"].setTextFormat(QtCore.Qt.TextFormat.RichText)
-        self.why_box.setTitle("Why this action" + ("" if r.decision_step in (None, r.step) else
-                                                   f" (step {r.decision_step})"))
-        self.view_box.setTitle("True predicates in its view" + ("" if r.decision_step in (None, r.step) else
-                                                                f" (step {r.decision_step})"))
+        at = "" if r.decision_step in (None, r.step) else f", step {r.decision_step}"
+        self.why_box.setTitle(f"Why this action (recorded{at})")
+        self.why_box.setToolTip(r.recorded_note)
+        self.view_box.setTitle(f"True predicates in its view (re-grounded{at})")
+        self.view_box.setToolTip(r.regrounded_note)
         f["Goals reached"].setText(str(r.goals_reached))
         self.why.setText(self._why_html(r))
         self._fill_table(r)
@@ -154,27 +160,29 @@ class InspectorWidget(QtWidgets.QWidget):
         if r.decided is None:
             return "<i>Nothing simulated yet: press Space to play or → to simulate one step.</i>"
         parts = []
-        if r.fired:
+        if r.forced:
+            parts.append(f"<b>Forced</b> by {html.escape(r.forced)}: not derived by the rules (what the rules "
+                         "would have decided is not recorded).")
+        elif r.fired_clause >= 0 and r.fired:
             parts.append(f"<b>Fired:</b> <code>{html.escape(r.fired)}</code>")
-        default = not r.derived and r.fired_clause < 0
-        if r.witness and len(r.witness) > 1:
-            parts.append("<b>Witness:</b> " + ", ".join(f"{html.escape(v)} = {html.escape(n)}" for v, n in r.witness))
-        if r.fired_clause < 0 and not r.fired:
-            parts.append("<b>No clause recorded</b> for this decision.")
-        same = r.fired is not None and r.explanation is not None and r.explanation.strip() == r.fired.strip()
-        if r.explanation and not (default and r.fired) and not same:   # nothing new: already said above
-            parts.append("<b>All derived this step:</b><br><code>" + "<br>".join(
-                html.escape(line) for line in r.explanation.splitlines()) + "</code>")
-        if not r.consistent:
-            parts.append("<span style='color:#b35900'>Note: re-grounding this state fired a different clause "
-                         "(CollidingClose coin flips are random); the recorded clause is shown above.</span>")
-        return "<br>".join(parts) or "—"
+            if len(r.witness) > 1:
+                parts.append("<b>Witness:</b> " + ", ".join(f"{html.escape(v)} = {html.escape(n)}"
+                                                            for v, n in r.witness))
+            extra = (r.explanation or "").splitlines()[1:]
+            if extra:
+                parts.append("<br>".join(html.escape(line) for line in extra))
+        else:
+            parts.append(f"<b>No clause fired:</b> {html.escape(r.explanation or r.decided)}")
+        parts.append(f"<span style='color:gray'>Source: {html.escape(r.recorded_note)}.</span>")
+        return "<br>".join(parts)
 
     def _fill_table(self, r: AgentReport) -> None:
         """One row per entity in the view (ego first) with its true unary predicates; its true relations are
         child rows."""
         self.table.setUpdatesEnabled(False)
         self.table.clear()
+        if r.view_error:
+            self.table.addTopLevelItem(QtWidgets.QTreeWidgetItem(["(not available)", r.view_error]))
         for row in r.view:
             item = QtWidgets.QTreeWidgetItem([row.name + ("  (ego)" if row.agent == r.agent else ""),
                                               ", ".join(row.unary) or "—"])

@@ -1,26 +1,34 @@
 """The inspector's content for one agent at one recorded state, as plain data (no Qt).
 
-Why: the GUI test "inspector matches the core explanation" compares the dock with this report and this report
-with the logic core; keeping the extraction here makes the dock a formatter.
+Why: the GUI test "inspector shows what the simulation recorded" compares the dock with this report and this
+report with the episode; keeping the extraction here makes the dock a formatter.
 
 At the newest state nothing has been decided yet, so the decision, its explanation and the view table describe
 the previous step (the one that led to the shown state); ``decision_step`` says which.
 
-Sources: identity, position, heading, goal and the action come from the recorded episode. The fired clause and
-its witness come from the *recorded* ``fired``/``witness`` arrays (what really happened). The table of true
-predicates in the agent's view and the full explanation (every derived action) are recomputed by grounding the
-recorded snapshot with the logic core; that is deterministic except for CollidingClose coin flips, so the
-report says whether the recomputed clause agrees with the recorded one.
+Sources — the explanation is the one the simulation recorded, never re-derived:
+
+* recorded in the episode: identity, position, heading, goal, the decided and realised action, the actions the
+  rules derived (``holds``), the clause that fired for the decided action and its witness (``fired`` /
+  ``witness``), whether the action was forced by an override (``fired`` = -2, or a user intervention in the
+  episode's ``interventions``);
+* not recorded, so re-grounded from the recorded snapshot: the table of true predicates in the agent's field of
+  view. CollidingClose coin flips are random and not recorded; the table re-draws them (``regrounded_note``).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
 from ..codes import ACTION_NAMES, HEADING_NAMES, Kind
+from ..sim.episode import FIRED_FORCED
 from .colouring import detailed_type
+
+#: Where each part of a report comes from, as the dock says it.
+RECORDED_NOTE = "from the recorded episode: the clause and witness the simulation used"
+REGROUNDED_NOTE = "re-grounded from the recorded state (not recorded); CollidingClose coin flips are re-drawn"
 
 
 @dataclass(frozen=True)
@@ -49,19 +57,33 @@ class AgentReport:
     decision_step: int | None     # the step whose decision is shown: k, or k-1 at the newest state
     decided: str | None           # action decided during decision_step (None: nothing recorded yet)
     realised: str | None
-    derived: tuple[str, ...]      # action predicates the rules derived (empty: default Normal)
+    derived: tuple[str, ...]      # recorded action predicates the rules derived (empty: none, or forced)
     fired: str | None             # recorded fired clause with its witness, rendered
-    fired_clause: int             # recorded clause id (-1: default / none)
+    fired_clause: int             # recorded clause id (-1: default, -2: forced)
     witness: tuple[tuple[str, str], ...]   # (variable, agent name) of the recorded firing
-    explanation: str | None       # recomputed explanation text (all derived actions)
-    recomputed_clause: int | None
-    view: tuple[ViewRow, ...]
+    forced: str | None            # who forced the action ("the user (override set at step 12)"), None: rules
+    explanation: str | None       # the recorded explanation as text (None: nothing decided yet)
+    view: tuple[ViewRow, ...]     # re-grounded (see REGROUNDED_NOTE)
     actions: np.ndarray           # int8 [T] decided action per recorded step
+    view_error: str | None = None  # why the view table could not be re-grounded
 
     @property
-    def consistent(self) -> bool:
-        """The recomputed clause for the decided action equals the recorded one."""
-        return self.recomputed_clause is None or self.recomputed_clause == self.fired_clause
+    def recorded_note(self) -> str:
+        return RECORDED_NOTE
+
+    @property
+    def regrounded_note(self) -> str:
+        return REGROUNDED_NOTE
+
+
+def active_intervention(meta: Mapping[str, Any], k: int, agent: int) -> dict | None:
+    """The user intervention forcing ``agent``'s action during step ``k`` (the studio's ``interventions`` list:
+    sticky entries ``{step, agent, action}``, the latest with ``step <= k`` wins, action None ends one)."""
+    current = None
+    for e in sorted(meta.get("interventions") or (), key=lambda e: e.get("step", 0)):
+        if isinstance(e, dict) and e.get("agent") == agent and isinstance(e.get("step"), int) and e["step"] <= k:
+            current = e if e.get("action") is not None else None
+    return current
 
 
 class Inspector:
@@ -70,9 +92,7 @@ class Inspector:
     def __init__(self, config: Any) -> None:
         self.config = config
         self._grounder = None
-        self._engine = None
         self._program = None
-        self.error: str | None = None
 
     @property
     def program(self):
@@ -88,57 +108,57 @@ class Inspector:
             self._grounder = Grounder(self.config.city, self.config.ontology)
         return self._grounder
 
-    def _engine_or_none(self):
-        if self._engine is None and self.error is None:
-            try:
-                from ..logic.compiled import CompiledEngine
-
-                self._engine = CompiledEngine(self.program)
-            except Exception as exc:  # a program the compiled engine cannot run: explain from records only
-                self.error = f"{type(exc).__name__}: {exc}"
-        return self._engine
-
     def report(self, episode, k: int, agent: int, *, recompute: bool = True, seed: int = 0) -> AgentReport:
+        """The report of ``agent`` at state ``k``. ``recompute`` re-grounds the view table (with a generator
+        seeded by ``seed`` for the coin flips); everything else is read from the episode."""
         snap = episode.snapshot(k)
         agents = snap.agents
         names = tuple(agents.names)
-        decided = realised = fired_text = None
+        d = k if k < episode.num_steps else (k - 1 if k > 0 else None)
+        decided = realised = fired_text = forced = explanation = None
         derived: tuple[str, ...] = ()
         fired_clause = -1
         witness: tuple[tuple[str, str], ...] = ()
-        d = k if k < episode.num_steps else (k - 1 if k > 0 else None)
         if d is not None:
             rec = episode.step_record(d)
             decided = ACTION_NAMES[int(rec.decided[agent])]
             realised = ACTION_NAMES[int(rec.realised[agent])]
-            derived = tuple(ACTION_NAMES[a] for a in range(4) if rec.holds[agent, a])
             fired_clause = int(rec.fired[agent])
-            if fired_clause >= 0 and fired_clause < len(getattr(self.program, "clauses", ())):
-                from ..logic.decisions import make_firing
+            user = active_intervention(episode.meta, d, agent)
+            if fired_clause == FIRED_FORCED or user is not None:
+                forced = (f"the user (action override set at step {user['step']})" if user is not None else
+                          "an action override given to the simulation (e.g. the controlled agent in Safe Path "
+                          "Following)")
+                explanation = f"{decided} — forced by {forced}; not derived by the rules"
+            else:
+                derived = tuple(ACTION_NAMES[a] for a in range(4) if rec.holds[agent, a])
+                clauses = getattr(self.program, "clauses", ())
+                if 0 <= fired_clause < len(clauses):
+                    from ..logic.decisions import make_firing
 
-                f = make_firing(self.program.clauses[fired_clause], agent, np.asarray(rec.witness[agent]), names)
-                fired_text = str(f)
-                witness = tuple((v, n) for v, _, n in f.binding)
-            elif fired_clause < 0:
-                fired_text = f"{decided} (default: no rule derived an action)" if decided == "Normal" and \
-                    not derived else None
-        explanation = None
-        recomputed = None
+                    f = make_firing(clauses[fired_clause], agent, np.asarray(rec.witness[agent]), names)
+                    fired_text = str(f)
+                    witness = tuple((v, n) for v, _, n in f.binding)
+                    others = [a for a in derived if a != decided]
+                    explanation = fired_text + (f"\nalso derived: {', '.join(others)} (their clauses are not "
+                                                "recorded)" if others else "")
+                elif fired_clause >= 0:
+                    explanation = f"{decided} — clause {fired_clause} is not in this project's rules"
+                else:
+                    kind = Kind(int(agents.kinds[agent])).label.lower()
+                    why = "no rule derived an action for this agent" if not derived else \
+                        f"the derived {', '.join(derived)} is not an action of a {kind}"
+                    fired_text = explanation = f"{decided} (default: {why})"
         view: tuple[ViewRow, ...] = ()
+        view_error = None
         if recompute:
             try:
                 g = self.grounder.ground(snap if d in (None, k) else episode.snapshot(d), np.random.default_rng(seed))
                 ev = g.ego_view(agent)
                 view = tuple(ViewRow(r.name, r.agent, tuple(r.unary),
                                      tuple(f"{p}({r.name}, {o})" for p, o in r.relations)) for r in ev.rows)
-                eng = self._engine_or_none()
-                if eng is not None:
-                    dec = eng.decide(g)
-                    explanation = str(dec.explain(agent))
-                    if decided is not None:
-                        recomputed = int(dec.clause[agent, ACTION_NAMES.index(decided)])
             except Exception as exc:  # never let a logic-core problem take the inspector down
-                explanation = f"(could not recompute the explanation: {type(exc).__name__}: {exc})"
+                view_error = f"could not re-ground the view: {type(exc).__name__}: {exc}"
         pos = snap.positions[agent]
         goal = episode.goals(k)[agent]
         reached = int(np.asarray(episode.array("reached")[:k, agent]).sum()) if k else 0
@@ -147,6 +167,6 @@ class Inspector:
             detailed=detailed_type(agents, agent), concepts=tuple(agents.concept_names(agent)),
             priority=int(agents.priorities[agent]), step=k, position=(int(pos[0]), int(pos[1])),
             heading=HEADING_NAMES[int(snap.headings[agent])], goal=(int(goal[0]), int(goal[1])),
-            goals_reached=reached, decision_step=d, decided=decided, realised=realised, derived=derived, fired=fired_text,
-            fired_clause=fired_clause, witness=witness, explanation=explanation, recomputed_clause=recomputed,
-            view=view, actions=np.asarray(episode.array("decided")[:, agent], np.int8).copy())
+            goals_reached=reached, decision_step=d, decided=decided, realised=realised, derived=derived,
+            fired=fired_text, fired_clause=fired_clause, witness=witness, forced=forced, explanation=explanation,
+            view=view, actions=np.asarray(episode.array("decided")[:, agent], np.int8).copy(), view_error=view_error)
