@@ -27,3 +27,11 @@ REFERENCE_CONFIGS = ROOT / "tests" / "data" / "reference" / "logicity-configs"
 def reference_configs() -> Path:
     assert REFERENCE_CONFIGS.exists(), f"test data missing: {REFERENCE_CONFIGS}"
     return REFERENCE_CONFIGS
+
+
+@pytest.fixture(scope="module")
+def saved_project(tmp_path_factory) -> Path:
+    """A saved project of the bundled default city with a ``studio:`` block (copy it before editing)."""
+    from tests.support.studio import save_default_project
+
+    return save_default_project(tmp_path_factory.mktemp("proj") / "base")

@@ -1,0 +1,19 @@
+"""Fixtures of the studio window tests: a settings file per test and the default city opened in a window."""
+from __future__ import annotations
+
+import pytest
+
+from tests.support.studio import close_window, open_window
+
+
+@pytest.fixture
+def settings_path(tmp_path):
+    return tmp_path / "studio.ini"
+
+
+@pytest.fixture
+def studio(qtbot, settings_path):
+    """The main window with the bundled default city open, closed (and its thread checked) afterwards."""
+    win = open_window(qtbot, settings_path)
+    yield win
+    close_window(win)

@@ -1,0 +1,103 @@
+"""Helpers shared by the studio tests: the bundled default city, a headless reference run, episode comparison, and
+(for the pytest-qt tests in tests/app) opening, driving and closing the main window.
+
+Qt and the application are imported inside the window helpers only, so the Qt-free tests can use this module
+without PySide6.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from tests.support.paths import DEFAULT_MODE, ROOT
+
+__all__ = ["DEFAULT_MODE", "ROOT", "RUN_STEPS", "WAIT", "assert_same_episode", "close_window", "default_config", "open_window",
+           "run_sim", "save_default_project", "shown_positions", "simulate"]
+
+#: Steps of the recorded default-city run the Qt-free studio tests share (fixture ``sim`` in tests/core).
+RUN_STEPS = 40
+WAIT = 60_000   # ms; a slow 2-core CI box must never time out
+
+
+def default_config():
+    from core.sim.config import load_mode
+
+    return load_mode(DEFAULT_MODE)
+
+
+def run_sim(config, seed: int = 0, steps: int = 20):
+    from core.sim.simulation import Simulation
+
+    sim = Simulation(config, seed=seed, record=True)
+    for _ in range(steps):
+        sim.step()
+    return sim
+
+
+def assert_same_episode(a, b, upto: int | None = None):
+    """Every state/step array and every planned path of two episode buffers are equal (up to ``upto``)."""
+    from core.sim.episode import STATE_FIELDS, STEP_FIELDS
+
+    for f in STATE_FIELDS + STEP_FIELDS:
+        x, y = np.asarray(a.array(f)), np.asarray(b.array(f))
+        if upto is not None:
+            x, y = x[:upto], y[:upto]
+        assert np.array_equal(x, y), f
+    for k in range(a.num_states if upto is None else min(upto, a.num_states)):
+        for i in range(len(a.agents)):
+            pa, ia = a.plan(k, i)
+            pb, ib = b.plan(k, i)
+            assert ia == ib and np.array_equal(pa, pb)
+
+
+def save_default_project(root):
+    """A saved project of the default city with a ``studio:`` block (step 7, Car_3 selected, one breakpoint)."""
+    from core.project import new_project, save_project
+
+    cfg = default_config()
+    p = new_project(cfg)
+    p.studio = {"colour_by": "Type", "step": 7, "selected": "Car_3", "breakpoints": [{"kind": "step", "step": 40}]}
+    save_project(p, root, episode=run_sim(cfg, steps=10).buffer)
+    return root
+
+
+# ---- the studio window (pytest-qt) ---------------------------------------------------------------------------
+
+def open_window(qtbot, settings_path, path=DEFAULT_MODE):
+    """A shown main window with ``path`` opened and its first state synced (``path=None``: nothing opened)."""
+    from app.main_window import MainWindow
+    from app.settings import make_settings
+
+    win = MainWindow(make_settings(settings_path))
+    qtbot.addWidget(win)
+    win.answers["unsaved"] = "discard"
+    win.resize(1280, 820)
+    win.show()
+    if path is not None:
+        assert win.open_path(path)
+        qtbot.waitUntil(lambda: win.history is not None and not win.syncing, timeout=WAIT)
+    return win
+
+
+def close_window(win):
+    """Close without questions and check the simulation thread really ended."""
+    win.answers["unsaved"] = "discard"
+    win.close()
+    assert win.controller.thread.wait(10_000)
+    assert win.controller.thread.isFinished()
+
+
+def simulate(qtbot, win, steps: int):
+    """Simulate until ``steps`` steps are recorded (as fast as possible) and pause."""
+    win.set_speed(0)
+    win.set_cursor(win.num_steps)
+    win.play()
+    qtbot.waitUntil(lambda: win.num_steps >= steps, timeout=WAIT)
+    win.pause()
+    qtbot.waitUntil(lambda: not win.controller.worker.playing, timeout=WAIT)
+    qtbot.wait(50)   # frames already in flight arrive
+
+
+def shown_positions(win) -> np.ndarray:
+    """Cell (row, col) of every glyph the map view's scatter item holds."""
+    x, y = win.map.agent_item.getData()
+    return np.stack([np.floor(y), np.floor(x)], axis=1).astype(int)
