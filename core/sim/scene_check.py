@@ -44,8 +44,14 @@ class Trip:
 
 
 def agent_label(i: int, agent: Any) -> str:
+    """``agent 3 (Car_2)``, or ``agent 3 (a car)`` before the id is known."""
     name = getattr(agent, "name", None)
-    return f"agent {i} ({name})" if name else f"agent {i}"
+    if name:
+        return f"agent {i} ({name})"
+    kind = getattr(agent, "kind", None)
+    if isinstance(kind, Kind) or (isinstance(kind, str) and kind.strip().lower() in ("car", "pedestrian")):
+        return f"agent {i} (a {(kind.label if isinstance(kind, Kind) else kind.strip()).lower()})"
+    return f"agent {i}"
 
 
 def parse_kind(kind: Any, i: int | None = None) -> Kind:
@@ -275,7 +281,8 @@ def _draw_trip(kind: Kind, city, sampler, rng, start: tuple[int, int], label: st
 
 # ---- forced coins ---------------------------------------------------------------------------------------------
 
-def check_coins(coins: Mapping[tuple, bool], grounder, snap: WorldSnapshot, ontology) -> dict[tuple[str, int, int], bool]:
+def check_coins(coins: Mapping[tuple, bool], grounder, snap: WorldSnapshot,
+                ontology) -> dict[tuple[str, int, int], bool]:
     """``coins`` as ``{(predicate, a, b): outcome}`` with agent indices, after checking every key draws a coin in
     ``snap``."""
     if not coins:

@@ -237,3 +237,14 @@ def test_handmade_same_cell_coin(cfg):
     far = scene.replace_agent(1, position=tuple(int(v) for v in _cells(cfg, Kind.PEDESTRIAN)[-1]))
     with pytest.raises(SceneError, match="beyond"):
         build_simulation(cfg, far)
+
+
+def test_the_documented_example_runs_and_prints_what_the_docs_say(monkeypatch, capsys):
+    """docs/scene-api.md's example is executed as written; its output block is what it prints."""
+    root = MODES.parent.parent
+    text = (root / "docs" / "scene-api.md").read_text(encoding="utf-8")
+    code = text.split("```python\n", 1)[1].split("```", 1)[0]
+    printed = text.split("prints\n\n```\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(root)
+    exec(compile(code, "docs/scene-api.md", "exec"), {"__name__": "scene_api_example"})
+    assert capsys.readouterr().out == printed
