@@ -1,5 +1,9 @@
 """The background simulation: a worker object in its own QThread that owns the :class:`Simulation`.
 
+It is the long-lived *service* kind of job of :mod:`app.jobs`: the :class:`JobRunner` starts its thread, keeps it in
+the registry that quitting waits for, hands out its generation stamps and reports its failures
+(:class:`app.jobs.JobError`, naming the failing component).
+
 Threading contract (why it is safe):
 
 * Only the worker thread touches the Simulation, its EpisodeBuffer and its checkpoints. The worker is created
@@ -7,8 +11,14 @@ Threading contract (why it is safe):
   builds the Simulation, so a z3 engine gets its context in that thread.
 * The GUI receives only immutable :class:`core.sim.frames.StepFrame` objects (copied arrays, read-only) through
   queued signals and replays them into its own buffer.
-* Every request carries a *generation* number; the worker stamps frames with it and the GUI drops frames of an
-  older generation (a reset or branch that crossed frames still in flight).
+* Every request carries a *generation* number (``JobRunner.generations``, key ``"simulation"``); the worker stamps
+  frames with it and the GUI drops frames of an older generation (a reset or branch that crossed frames still in
+  flight).
+* A step that fails is rolled back: the worker restores the last good state (nearest checkpoint + replay), sends
+  no frame for it and reports the failing component (grounding, rule engine, planner …). Continuing afterwards
+  gives exactly what a fault-free run with the same seed gives.
+* Checkpoints every ``CHECKPOINT_EVERY`` steps (not every step: memory); branching to step k restores the nearest
+  one at or before k and replays at most ``CHECKPOINT_EVERY - 1`` steps.
 * Back-pressure: the worker never runs more than ``MAX_BACKLOG`` frames ahead of what the GUI has applied
   (``acked``, a plain int the GUI thread writes), so a slow GUI never accumulates an unbounded queue.
 * Turn-taking at full speed: Python threads share one GIL, and a worker that computes non-stop makes every
@@ -19,25 +29,30 @@ Threading contract (why it is safe):
 """
 from __future__ import annotations
 
-import atexit
 import time
-import traceback
-import weakref
 from dataclasses import dataclass
 from typing import Any
 
 from PySide6 import QtCore
 
 from core.codes import Action
-from core.sim.checkpoint import CheckpointStore, restore
+from core.sim.checkpoint import CheckpointStore, replay_to
 from core.sim.events import check_breakpoints
+from core.sim.faults import failing_component
 from core.sim.frames import FrameTap
+
+from .jobs import JobError, JobRunner, ServiceHandle
 
 MAX_BACKLOG = 40
 #: At "as fast as possible": steps per burst are limited to BURST seconds; then the worker sleeps until the GUI's
 #: ack wakes it (see the module docstring), or MAX_WAIT seconds at most.
 BURST = 0.008
 MAX_WAIT = 1.0
+#: A checkpoint every this many steps. A seek replays at most CHECKPOINT_EVERY - 1 steps (about 1 ms each for the
+#: default city); one checkpoint costs about 4 KiB for 18 agents (bench/gui.py prints memory/step and seek times).
+CHECKPOINT_EVERY = 10
+#: The kind and generation key of the simulation service (app.jobs).
+KIND = "simulation"
 
 
 @dataclass(frozen=True)
@@ -61,11 +76,13 @@ def active_overrides(interventions: list[dict], k: int) -> dict[int, Action]:
 
 
 class SimWorker(QtCore.QObject):
+    """Owns the Simulation in the worker thread; requests arrive as queued slot calls (see the module docstring)."""
+
     frameReady = QtCore.Signal(int, object)       # generation, list[StepFrame] (one or a burst of steps)
     resetDone = QtCore.Signal(int, object)        # generation, ResetInfo
     playingChanged = QtCore.Signal(int, bool)
     breakpointHit = QtCore.Signal(int, object)    # generation, core.sim.events.Hit
-    failed = QtCore.Signal(int, str)
+    failed = QtCore.Signal(int, object)           # generation, app.jobs.JobError
     branched = QtCore.Signal(int, int)            # generation, step
     syncProgress = QtCore.Signal(int, int, int)   # generation, steps re-simulated, total
     synced = QtCore.Signal(int, int)              # generation, steps that match the loaded episode
@@ -75,7 +92,7 @@ class SimWorker(QtCore.QObject):
         super().__init__()
         self.sim = None
         self.tap: FrameTap | None = None
-        self.checkpoints = CheckpointStore()
+        self.checkpoints = CheckpointStore(every=CHECKPOINT_EVERY)
         self.gen = 0
         self.playing = False
         self.period = 0.1              # seconds per step; 0 = as fast as possible
@@ -98,14 +115,25 @@ class SimWorker(QtCore.QObject):
             self._timer.timeout.connect(self._tick)
         return self._timer
 
-    def _fail(self, what: str, exc: BaseException) -> None:
+    def _fail(self, what: str, exc: BaseException, component: str = "") -> None:
         self._set_playing(False)
-        from core.errors import LogiCityError
+        err = JobError.from_exception(KIND, exc, component)
+        if err.details:
+            import sys
 
-        msg = str(exc) if isinstance(exc, LogiCityError) else f"{type(exc).__name__}: {exc}"
-        self.failed.emit(self.gen, f"{what}: {msg}")
-        if not isinstance(exc, LogiCityError):
-            traceback.print_exc()
+            print(f"simulation: {what}:\n{err.details}", file=sys.stderr, flush=True)
+        self.failed.emit(self.gen, JobError(KIND, f"{what}: {err.message}", component, err.details))
+
+    def _overrides(self, k: int) -> dict[int, Action] | None:
+        return active_overrides(self.interventions, k) or None
+
+    def _goto(self, k: int) -> None:
+        """Put the simulation into state k (nearest checkpoint + replay) and cut the recording after it."""
+        assert self.sim is not None and self.tap is not None
+        replay_to(self.sim, self.checkpoints, k, self._overrides)
+        if self.sim.buffer is not None and self.sim.buffer.num_steps > k:
+            self.sim.buffer.truncate(k)
+        self.tap.rewind(k)
 
     def _set_playing(self, on: bool) -> None:
         if on != self.playing:
@@ -167,16 +195,18 @@ class SimWorker(QtCore.QObject):
         while self.sim.step_index < s["total"] and time.perf_counter() < t_end:
             k = self.sim.step_index
             try:
-                self.sim.step(active_overrides(self.interventions, k) or None)
+                self.sim.step(self._overrides(k))
             except Exception as exc:  # noqa: BLE001
                 self._sync = None
-                self._fail("re-simulating the loaded episode failed", exc)
+                component = failing_component(exc)
+                if not self._roll_back(k, exc, component):
+                    return
+                self._finish_sync(k)   # continuable up to the last good state
+                self._fail(f"re-simulating step {k} of the loaded episode failed", exc, component)
                 return
             self.checkpoints.add(self.sim)
             if not (s["positions"][k + 1] == self.sim.positions).all():
-                cp = self.checkpoints.nearest(k)
-                restore(self.sim, cp)
-                self.checkpoints.truncate(k)
+                self._goto(k)
                 self._finish_sync(k)
                 return
         self.syncProgress.emit(self.gen, self.sim.step_index, s["total"])
@@ -231,19 +261,10 @@ class SimWorker(QtCore.QObject):
         if self.sim is None:
             return
         try:
-            cp = self.checkpoints.nearest(k)
-            if cp is None:
-                raise RuntimeError(f"no checkpoint at or before step {k}")
-            restore(self.sim, cp)
-            self.checkpoints.truncate(cp.step_index)
-            while self.sim.step_index < k:   # replay from a sparse checkpoint (not needed when every = 1)
-                self.sim.step(active_overrides(self.interventions, self.sim.step_index) or None)
-                self.checkpoints.add(self.sim)
-            assert self.tap is not None
-            self.tap.rewind(k)
+            self._goto(k)
             self.sent = self.acked = k
         except Exception as exc:  # noqa: BLE001
-            self._fail("could not branch", exc)
+            self._fail("could not branch", exc, failing_component(exc))
             return
         self.branched.emit(gen, k)
 
@@ -269,10 +290,13 @@ class SimWorker(QtCore.QObject):
         assert sim is not None and self.tap is not None
         k = sim.step_index
         try:
-            out = sim.step(active_overrides(self.interventions, k) or None)
+            out = sim.step(self._overrides(k))
         except Exception as exc:  # noqa: BLE001
             self._flush(batch)
-            self._fail(f"step {k} failed", exc)
+            component = failing_component(exc)
+            if self._roll_back(k, exc, component):
+                self._fail(f"step {k} failed in the {component} and was undone (the simulation is back at step "
+                           f"{k}, as before it)", exc, component)
             return False
         self.checkpoints.add(sim)
         frame = self.tap.frame(sim.agents, out.seconds)
@@ -288,6 +312,19 @@ class SimWorker(QtCore.QObject):
                 self._set_playing(False)
                 self.breakpointHit.emit(self.gen, hit)
                 return False
+        return True
+
+    def _roll_back(self, k: int, exc: BaseException, component: str) -> bool:
+        """A step from state k failed half-way (positions, RNG, plans may be partly changed): restore state k.
+        False (and reported) when even that fails; the simulation is then dropped and must be reset."""
+        try:
+            self._goto(k)
+        except Exception as exc2:  # noqa: BLE001
+            self.sim = None
+            self._fail(f"step {k} failed in the {component} ({type(exc).__name__}: {exc}) and the simulation could "
+                       f"not be restored; reset it", exc2, component)
+            return False
+        self.sent = k
         return True
 
     def _flush(self, batch: list | None) -> None:
@@ -337,20 +374,12 @@ class SimWorker(QtCore.QObject):
             timer.start(int(MAX_WAIT * 1000))   # normally the GUI's ack (kick) comes first
 
 
-_LIVE_CONTROLLERS: "weakref.WeakSet[SimController]"
-
-
-def _shutdown_all() -> None:
-    """At interpreter exit, stop threads nobody stopped (a QThread destroyed while running aborts)."""
-    for c in list(_LIVE_CONTROLLERS):
-        try:
-            c.shutdown(5000)
-        except RuntimeError:   # the C++ side is already gone
-            pass
-
-
 class SimController(QtCore.QObject):
-    """GUI-thread handle: owns the QThread and the worker, forwards requests as queued signals."""
+    """GUI-thread handle of the simulation service: forwards requests to the worker as queued signals.
+
+    The worker's thread is a service of ``runner`` (a private :class:`JobRunner` when none is given): it shares
+    the runner's shutdown, registry (quitting waits for it) and generation stamps. ``failed`` also reaches
+    ``runner.failed`` (a :class:`JobError` naming the failing component)."""
 
     _reset = QtCore.Signal(int, object, int)
     _sync = QtCore.Signal(int, object, int, object, object)
@@ -364,12 +393,10 @@ class SimController(QtCore.QObject):
     _shutdown = QtCore.Signal()
     _kick = QtCore.Signal()
 
-    def __init__(self, parent: QtCore.QObject | None = None) -> None:
+    def __init__(self, parent: QtCore.QObject | None = None, runner: JobRunner | None = None) -> None:
         super().__init__(parent)
-        self.thread = QtCore.QThread()
-        self.thread.setObjectName("simulation-worker")
+        self.runner = runner if runner is not None else JobRunner(self)
         self.worker = SimWorker()
-        self.worker.moveToThread(self.thread)
         self._reset.connect(self.worker.reset)
         self._sync.connect(self.worker.sync)
         self._play.connect(self.worker.play)
@@ -381,15 +408,24 @@ class SimController(QtCore.QObject):
         self._branch.connect(self.worker.branch)
         self._shutdown.connect(self.worker.shutdown)
         self._kick.connect(self.worker.kick)
-        self.thread.finished.connect(self.worker.deleteLater)
-        self.thread.start()
-        self.gen = 0
+        self.worker.failed.connect(self._on_failed)
+        self.service: ServiceHandle = self.runner.start_service(
+            self.worker, kind="simulation-worker", on_stop=self._shutdown.emit,
+            waiting_message="waiting for the simulation step to finish…")
+        self.thread = self.service.thread
         self.stopped = False
-        _LIVE_CONTROLLERS.add(self)
+
+    @property
+    def gen(self) -> int:
+        """The newest generation: frames and answers stamped otherwise are stale."""
+        return self.runner.generations.current(KIND)
 
     def next_generation(self) -> int:
-        self.gen += 1
-        return self.gen
+        return self.runner.generations.next(KIND)
+
+    def _on_failed(self, gen: int, error: JobError) -> None:
+        if gen == self.gen:
+            self.runner.report(error)
 
     def reset(self, config, seed: int) -> int:
         gen = self.next_generation()
@@ -437,11 +473,4 @@ class SimController(QtCore.QObject):
         if self.stopped:
             return True
         self.stopped = True
-        self._shutdown.emit()
-        self.thread.quit()
-        ok = self.thread.wait(timeout_ms)
-        return bool(ok)
-
-
-_LIVE_CONTROLLERS = weakref.WeakSet()
-atexit.register(_shutdown_all)
+        return self.service.stop(timeout_ms)

@@ -1,10 +1,13 @@
 """Checkpoints of a running :class:`~core.sim.simulation.Simulation` for branching from a past step.
 
 Why: the studio lets the user go back to step k and continue from there ("branch", discarding the recorded
-future). Re-simulating k steps from the seed is O(k); instead the worker captures the simulator's mutable state
-after every step (a few small arrays and the RNG state, microseconds) and restores the one for step k. Restoring
+future), and rolls a step that failed back to the last good state. Re-simulating k steps from the seed is O(k);
+instead the worker captures the simulator's mutable state (a few small arrays and the RNG state, microseconds)
+every ``every`` steps, restores the nearest one at or before step k and replays the few steps after it. Restoring
 and stepping again reproduces the original run exactly (a test checks it), so a branch only diverges where the
-user changes something (an action override, a new seed).
+user changes something (an action override, a new seed). A checkpoint costs about 4 KiB for 18 agents; taking
+one every step tripled the studio's memory per recorded step (see bench/gui.py), so the studio keeps one every
+few steps and replays at most ``every - 1`` steps on a seek.
 """
 from __future__ import annotations
 
@@ -51,14 +54,16 @@ def restore(sim, cp: SimCheckpoint) -> None:
         del sim.step_seconds[cp.num_timings:]
     for name, value in cp.extra.items():
         setattr(sim, name, copy.deepcopy(value))
-    if getattr(sim, "buffer", None) is not None and sim.buffer.num_steps > cp.step_index:
+    if getattr(sim, "buffer", None) is not None and sim.buffer.num_steps >= cp.step_index:
+        # also when no step was completed after the checkpoint: a step that failed half-way may have added plans
+        # (new trips) that belong to no recorded state; truncate drops them so plan ids stay as in a clean run
         sim.buffer.truncate(cp.step_index)
 
 
 class CheckpointStore:
-    """Checkpoints by step (every step by default; ``every`` > 1 keeps memory down for very long runs).
-
-    ``nearest(k)`` returns the latest checkpoint at or before step k; the caller replays the difference.
+    """Checkpoints by step: every step by default; ``every`` > 1 keeps one for each multiple of ``every`` (step
+    0 always), which keeps memory down; ``nearest(k)`` returns the latest checkpoint at or before step k and the
+    caller replays the difference (:func:`replay_to`).
     """
 
     def __init__(self, every: int = 1) -> None:
@@ -84,3 +89,21 @@ class CheckpointStore:
 
     def __len__(self) -> int:
         return len(self._cps)
+
+
+def replay_to(sim, store: CheckpointStore, k: int, overrides=None) -> int:
+    """Put ``sim`` into state ``k``: restore the nearest checkpoint at or before k, forget the later ones and
+    replay the steps in between (``overrides(step) -> dict | None`` gives the forced actions of each step, as
+    when they were first simulated). Returns the number of steps replayed. Raises LookupError without a
+    checkpoint at or before k."""
+    cp = store.nearest(k)
+    if cp is None:
+        raise LookupError(f"no checkpoint at or before step {k}")
+    restore(sim, cp)
+    store.truncate(cp.step_index)
+    replayed = 0
+    while sim.step_index < k:
+        sim.step((overrides(sim.step_index) if overrides is not None else None) or None)
+        store.add(sim)
+        replayed += 1
+    return replayed
