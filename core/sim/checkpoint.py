@@ -64,16 +64,25 @@ class CheckpointStore:
     """Checkpoints by step: every step by default; ``every`` > 1 keeps one for each multiple of ``every`` (step
     0 always), which keeps memory down; ``nearest(k)`` returns the latest checkpoint at or before step k and the
     caller replays the difference (:func:`replay_to`).
+
+    ``budget_s`` bounds the replay time instead where steps are slow (a big city): a checkpoint is also kept once
+    the steps since the last one took ``budget_s`` seconds to simulate (``add(sim, seconds)``), so a seek never
+    replays much more than that.
     """
 
-    def __init__(self, every: int = 1) -> None:
+    def __init__(self, every: int = 1, budget_s: float | None = None) -> None:
         self.every = max(1, int(every))
+        self.budget_s = budget_s
         self._cps: dict[int, SimCheckpoint] = {}
+        self._since = 0.0   # seconds simulated since the last checkpoint
 
-    def add(self, sim) -> None:
+    def add(self, sim, seconds: float = 0.0) -> None:
+        """Offer the state after a step (``seconds``: what the step took); kept when one is due."""
         k = int(sim.step_index)
-        if k % self.every == 0:
+        self._since += seconds
+        if k % self.every == 0 or (self.budget_s is not None and self._since >= self.budget_s):
             self._cps[k] = capture(sim)
+            self._since = 0.0
 
     def nearest(self, k: int) -> SimCheckpoint | None:
         keys = [s for s in self._cps if s <= k]
@@ -83,6 +92,7 @@ class CheckpointStore:
         """Forget checkpoints after step k (they belong to a discarded future)."""
         for s in [s for s in self._cps if s > k]:
             del self._cps[s]
+        self._since = 0.0
 
     def clear(self) -> None:
         self._cps.clear()
@@ -103,7 +113,7 @@ def replay_to(sim, store: CheckpointStore, k: int, overrides=None) -> int:
     store.truncate(cp.step_index)
     replayed = 0
     while sim.step_index < k:
-        sim.step((overrides(sim.step_index) if overrides is not None else None) or None)
-        store.add(sim)
+        out = sim.step((overrides(sim.step_index) if overrides is not None else None) or None)
+        store.add(sim, out.seconds)
         replayed += 1
     return replayed
