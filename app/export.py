@@ -5,6 +5,9 @@ colours, overlays and visible region as the user's view, so the export looks lik
 progress dialog stays live between ticks; the GIF's final encoding runs in a Python thread (pure Pillow) while
 the dialog waits. Cancel stops at the next tick and writes nothing for a GIF, also while it is being encoded (frames already
 written for an image sequence stay). Failures (an unwritable folder, a full disk) end in an error dialog.
+
+Every file is written atomically (core/fileio.py), so a killed export leaves no half-written image under its final
+name; the temporary files a killed export leaves are removed when the next export writes into that folder.
 """
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from pathlib import Path
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from core.fileio import atomic_write_bytes, clean_stale_temps
 from core.view.export import DEFAULT_PATTERN, GifBuilder, parse_range, sequence_paths
 from core.view.scene import build_scene
 from widgets.map_view import MapView
@@ -21,11 +25,19 @@ from widgets.map_view import MapView
 
 def save_view_png(view: MapView, path: str | Path, width: int | None = None) -> Path:
     """Save what the map view shows as a PNG (``width`` px wide, default: its on-screen size)."""
-    img = view.render_image(width)
     path = Path(path)
-    if not img.save(str(path), "PNG"):
-        raise OSError(f"Qt could not write {path}")
+    clean_stale_temps(path.parent)
+    atomic_write_bytes(path, png_bytes(view.render_image(width)))
     return path
+
+
+def png_bytes(img: QtGui.QImage) -> bytes:
+    """``img`` encoded as PNG (to be written atomically)."""
+    buf = QtCore.QBuffer()
+    buf.open(QtCore.QIODevice.OpenModeFlag.WriteOnly)
+    if not img.save(buf, "PNG"):
+        raise OSError("Qt could not encode the image as PNG")
+    return bytes(buf.data())
 
 
 def qimage_to_rgb(img: QtGui.QImage) -> np.ndarray:
@@ -84,6 +96,7 @@ class FrameExporter(QtCore.QObject):
                 why = exc.strerror or str(exc)
                 self._finish(False, f"cannot create the folder {self.out}: {why}")
                 return
+        clean_stale_temps(self.out if self.kind == "images" else self.out.parent)   # a killed export's leftovers
         self._timer.start(0)
 
     def cancel(self) -> None:
@@ -109,8 +122,8 @@ class FrameExporter(QtCore.QObject):
             img = self.view.render_image(self.width)
             if self.gif is not None:
                 self.gif.add(qimage_to_rgb(img))
-            elif not img.save(str(self.paths[self.done]), "PNG"):
-                raise OSError(f"could not write {self.paths[self.done]}")
+            else:
+                atomic_write_bytes(self.paths[self.done], png_bytes(img))
         except Exception as exc:  # noqa: BLE001
             self._finish(False, f"{type(exc).__name__}: {exc}")
             return

@@ -93,3 +93,34 @@ def test_a_project_whose_mode_names_a_file_outside_does_not_open(studio, other, 
     assert not studio.open_path(other, ask_save=False)
     title, file, problem = studio.last_error
     assert Path(file.split(":")[0]).name == "mode.yaml" and "must be inside its folder" in problem
+
+
+def test_an_export_removes_what_a_killed_export_left_and_writes_frames_atomically(studio, qtbot, tmp_path,
+                                                                                   monkeypatch):
+    """Leftovers made the way a killed export leaves them (a temporary file of a process that is gone) are removed
+    by the next export into that folder; an editor's backup and other files stay; no frame is written in place."""
+    import subprocess
+    import sys
+
+    from app.export import start_export
+    from core.fileio import TEMP_MARK, host_tag
+    from tests.support.studio import WAIT
+
+    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    p.wait()
+    seq = tmp_path / "seq"
+    seq.mkdir()
+    stale = seq / f"frame_00001.png{TEMP_MARK}{host_tag()}-{p.pid}-a1b2c3d4.tmp"
+    stale.write_bytes(b"half a PNG")
+    keep = [seq / "frame_00001.png.a1b2c3d4.tmp", seq / "notes.tmp", seq / "mine.png"]
+    for f in keep:
+        f.write_text("the user's")
+    simulate(qtbot, studio, 2)
+    done = []
+    exp = start_export(studio, [0, 1], "images", seq, width=120, show_progress=False)
+    exp.finished.connect(lambda ok, msg: done.append(ok))
+    qtbot.waitUntil(lambda: bool(done), timeout=WAIT)
+    assert done == [True]
+    assert sorted(f.name for f in seq.iterdir()) == sorted(["frame_00000.png", "frame_00001.png"] +
+                                                           [f.name for f in keep])
+    assert all(f.read_text() == "the user's" for f in keep)
