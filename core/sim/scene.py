@@ -30,14 +30,16 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..agents.spec import AgentSet, AgentSpec
-from ..codes import Kind
+from ..codes import HEADING_NAMES, Kind
 from ..world import KNOWN_CONCEPTS, AgentTable, WorldSnapshot
 from .scene_check import SceneError, agent_label, check_coins, parse_kind, resolve_identity, resolve_trip
+from .simulation import Simulation
 
-__all__ = ["Scene", "SceneAgent", "SceneError", "ForcedCoins", "capture_scene", "apply_scene", "build_simulation",
-           "scene_agent_set"]
+__all__ = ["Scene", "SceneAgent", "SceneError", "SceneOrigin", "ForcedCoins", "capture_scene", "apply_scene",
+           "build_simulation", "scene_agent_set", "concepts_of_kind"]
 
 Cell = tuple[int, int]
+_HEADING_BY_NAME = {v.lower(): k for k, v in HEADING_NAMES.items()}
 
 
 @dataclass(frozen=True)
@@ -82,6 +84,17 @@ class SceneAgent:
                 object.__setattr__(self, name, tuple(int(v) for v in value.tolist()))
         if self.concepts is not None and not isinstance(self.concepts, tuple):
             object.__setattr__(self, "concepts", tuple(self.concepts))
+        # one spelling per value, so equal scenes compare equal ("car" == Kind.CAR, "Left" == 0); a bad value is
+        # left as given for scene_check to report
+        if isinstance(self.kind, str):
+            try:
+                object.__setattr__(self, "kind", Kind.parse(self.kind))
+            except ValueError:
+                pass
+        if isinstance(self.heading, str) and self.heading.strip().lower() in _HEADING_BY_NAME:
+            object.__setattr__(self, "heading", _HEADING_BY_NAME[self.heading.strip().lower()])
+        elif isinstance(self.heading, np.integer):
+            object.__setattr__(self, "heading", int(self.heading))
 
     @property
     def name(self) -> str | None:
@@ -90,6 +103,22 @@ class SceneAgent:
             return f"{parse_kind(self.kind).label}_{self.id}" if self.id is not None else None
         except SceneError:
             return None
+
+
+@dataclass(frozen=True)
+class SceneOrigin:
+    """Where a scene was read from (core.sim.scene_io): errors found when it is installed name these lines."""
+
+    file: str | None
+    agent_lines: tuple[int | None, ...]
+    coins_line: int | None = None
+
+    def locate(self, exc: SceneError, agent: int | None) -> SceneError:
+        if exc.file is not None:
+            return exc
+        line = self.agent_lines[agent] if agent is not None and 0 <= agent < len(self.agent_lines) else \
+            self.coins_line
+        return SceneError(exc.message, self.file, line)
 
 
 @dataclass(frozen=True)
@@ -103,12 +132,14 @@ class Scene:
     cell or, for a pedestrian ``a``, straight ahead of it.
 
     ``rng_state`` is the simulation generator's ``bit_generator.state`` (captured scenes carry it, so the
-    rebuilt state continues with the same random draws); None leaves the generator to the caller.
+    rebuilt state continues with the same random draws); None leaves the generator to the caller. ``origin`` is
+    set by the scene-file reader (core.sim.scene_io).
     """
 
     agents: tuple[SceneAgent, ...]
     coins: Mapping[tuple, bool] = field(default_factory=dict)
     rng_state: Mapping[str, Any] | None = field(default=None, compare=False)
+    origin: SceneOrigin | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "agents", tuple(self.agents))
@@ -183,12 +214,13 @@ def apply_scene(sim, scene: Scene, *, seed: int | None = None) -> None:
         raise SceneError(f"the scene has {len(scene.agents)} agents but the simulation {n}; build a new simulation "
                          "for another agent set (build_simulation)")
     kinds = [Kind(int(k)) for k in sim.agents.kinds]
-    specs = [resolve_identity(i, a, kinds[i], sim.agents) for i, a in enumerate(scene.agents)]
+    specs = [_at(scene, i, resolve_identity, i, a, kinds[i], sim.agents) for i, a in enumerate(scene.agents)]
     table = scene_agent_set(specs).table()
     if table.names != sim.agents.names:
         bad = next(i for i in range(n) if table.names[i] != sim.agents.names[i])
-        raise SceneError(f"{agent_label(bad, scene.agents[bad])}: the simulation's agent {bad} is "
-                         f"{sim.agents.names[bad]}; a scene applied to a simulation keeps its agents and their order")
+        raise _locate(scene, bad, SceneError(
+            f"{agent_label(bad, scene.agents[bad])}: the simulation's agent {bad} is {sim.agents.names[bad]}; a "
+            "scene applied to a simulation keeps its agents and their order"))
     saved = copy.deepcopy(sim.rng.bit_generator.state)
     try:
         if scene.rng_state is not None:
@@ -198,11 +230,12 @@ def apply_scene(sim, scene: Scene, *, seed: int | None = None) -> None:
                 raise SceneError(f"rng_state is not a state of this simulation's generator: {exc}") from None
         elif seed is not None:
             sim.rng.bit_generator.state = np.random.default_rng(int(seed)).bit_generator.state
-        trips = [resolve_trip(i, a, kinds[i], sim.city, sim.sampler, sim.rng) for i, a in enumerate(scene.agents)]
+        trips = [_at(scene, i, resolve_trip, i, a, kinds[i], sim.city, sim.sampler, sim.rng)
+                 for i, a in enumerate(scene.agents)]
         positions = np.array([t.position for t in trips], np.int32).reshape(n, 2)
         headings = np.array([t.heading for t in trips], np.int8)
         snap = WorldSnapshot(0, table, positions.copy(), headings.copy())
-        outcomes = check_coins(scene.coins, sim.grounder, snap, sim.config.ontology)
+        outcomes = _at(scene, None, check_coins, scene.coins, sim.grounder, snap, sim.config.ontology)
     except BaseException:
         sim.rng.bit_generator.state = saved
         raise
@@ -223,6 +256,18 @@ def apply_scene(sim, scene: Scene, *, seed: int | None = None) -> None:
         sim.buffer.meta["start"] = "scene"
 
 
+def _locate(scene: Scene, agent: int | None, exc: SceneError) -> SceneError:
+    return scene.origin.locate(exc, agent) if scene.origin is not None else exc
+
+
+def _at(scene: Scene, agent: int | None, fn, *args):
+    """``fn(*args)``, with a SceneError located at the agent's (or the coins') line of the scene file."""
+    try:
+        return fn(*args)
+    except SceneError as exc:
+        raise _locate(scene, agent, exc) from None
+
+
 def scene_agent_set(specs: Sequence[AgentSpec] | Scene) -> AgentSet:
     """The agent set of a scene (identities resolved with the defaults of :func:`build_simulation`), or of
     already resolved specs; duplicate names are a :class:`SceneError`."""
@@ -230,21 +275,24 @@ def scene_agent_set(specs: Sequence[AgentSpec] | Scene) -> AgentSet:
         scene = specs
         used: dict[Kind, set[int]] = {Kind.CAR: set(), Kind.PEDESTRIAN: set()}
         for i, a in enumerate(scene.agents):
-            if a.id is not None:
-                used[parse_kind(a.kind, i)].add(int(a.id))
+            if isinstance(a.id, (int, np.integer)) and not isinstance(a.id, bool):   # else reported below
+                used[_at(scene, i, parse_kind, a.kind, i)].add(int(a.id))
         resolved = []
         for i, a in enumerate(scene.agents):
-            kind = parse_kind(a.kind, i)
+            kind = _at(scene, i, parse_kind, a.kind, i)
             if a.id is None:
                 free = max(used[kind], default=0) + 1
                 used[kind].add(free)
                 a = replace(a, id=free)
-            resolved.append(resolve_identity(i, a, kind, None))
+            resolved.append(_at(scene, i, resolve_identity, i, a, kind, None))
         specs = resolved
+    else:
+        scene = None
     seen: dict[str, int] = {}
     for i, s in enumerate(specs):
         if s.name in seen:
-            raise SceneError(f"agent {i}: {s.name} is already agent {seen[s.name]}; ids must be unique per type")
+            exc = SceneError(f"agent {i}: {s.name} is already agent {seen[s.name]}; ids must be unique per type")
+            raise _locate(scene, i, exc) if scene is not None else exc
         seen[s.name] = i
     return AgentSet(tuple(specs))
 
@@ -254,8 +302,6 @@ def build_simulation(config, scene: Scene, seed: int = 0, *, record: bool = True
     """A new :class:`~core.sim.simulation.Simulation` of ``config``'s city, ontology and rules whose agents and
     state are ``scene``'s (any number and mix of agents). ``seed`` seeds the generator, which then draws what the
     scene leaves open, unless the scene carries ``rng_state``."""
-    from .simulation import Simulation
-
     agents = scene_agent_set(scene)
     files = {k: v for k, v in config.files.items() if k != "agents"}  # the episode must embed these agents
     cfg = replace(config, agents=agents, files=files)
