@@ -31,9 +31,6 @@ plan_step             [P] int32           first state index at which plan p is c
 """
 from __future__ import annotations
 
-import json
-import struct
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
@@ -42,6 +39,7 @@ import numpy as np
 
 from ..errors import EpisodeFileError
 from ..fileio import write_npy_archive
+from ..npzfile import map_member, open_zip, read_meta
 from ..codes import Kind
 from ..world import KNOWN_CONCEPTS, AgentTable, WorldSnapshot
 
@@ -53,6 +51,14 @@ INT32_MAX = 2**31 - 1
 STATE_FIELDS = ("positions", "headings", "goals", "path_index", "plan_id", "priorities", "concepts")
 STEP_FIELDS = ("holds", "decided", "realised", "fired", "witness", "reached")
 PLAN_FIELDS = ("plan_cells", "plan_offsets", "plan_agent", "plan_step")
+#: per array: its dimensions (None = any size, a number = that size); see the table above
+FIELD_SHAPES: dict[str, tuple[int | None, ...]] = {
+    "positions": (None, None, 2), "headings": (None, None), "goals": (None, None, 2), "path_index": (None, None),
+    "plan_id": (None, None), "priorities": (None, None), "concepts": (None, None, None),
+    "holds": (None, None, 4), "decided": (None, None), "realised": (None, None), "fired": (None, None),
+    "witness": (None, None, None), "reached": (None, None),
+    "plan_cells": (None, 2), "plan_offsets": (None,), "plan_agent": (None,), "plan_step": (None,)}
+BOOL_FIELDS = ("concepts", "holds", "reached")
 
 
 @dataclass(frozen=True)
@@ -293,74 +299,43 @@ class Episode(EpisodeView):
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self._arrays: dict[str, np.ndarray] = {}
-        try:
-            with zipfile.ZipFile(self.path) as zf:
-                try:
-                    self.meta = json.loads(zf.read("meta.json").decode("utf-8"))
-                except KeyError:
-                    raise EpisodeFileError("not an episode file: meta.json missing", self.path) from None
-                except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                    raise EpisodeFileError(f"meta.json is not valid JSON: {exc}", self.path) from None
-                if not isinstance(self.meta, dict) or self.meta.get("format") != FORMAT_NAME:
-                    raise EpisodeFileError("not a LogiCity episode file (format tag missing)", self.path)
-                version = self.meta.get("version", 0)
-                if isinstance(version, bool) or not isinstance(version, int):
-                    raise EpisodeFileError(f"meta.json field 'version' must be an integer, got {version!r}",
-                                           self.path)
-                if version > FORMAT_VERSION:
-                    raise EpisodeFileError(
-                        f"episode format version {version} is newer than this program supports ({FORMAT_VERSION})",
-                        self.path)
-                for info in zf.infolist():
-                    if info.filename.endswith(".npy"):
-                        self._arrays[info.filename[:-4]] = self._map_member(info)
-        except zipfile.BadZipFile as exc:
-            raise EpisodeFileError(f"not a valid episode archive: {exc}", self.path) from None
-        except FileNotFoundError:
-            raise EpisodeFileError("file not found", self.path) from None
-        except IsADirectoryError:
-            raise EpisodeFileError("is a folder, not an episode file (.npz)", self.path) from None
-        except OSError as exc:
-            raise EpisodeFileError(f"cannot read the file: {exc.strerror or exc}", self.path) from None
+        # every ZIP member, .npy header and meta.json is checked before use (core/npzfile.py): a crafted
+        # file gives an EpisodeFileError naming the file and the problem, never a traceback
+        with open_zip(self.path) as zf:
+            self.meta = read_meta(zf, self.path)
+            if not isinstance(self.meta, dict) or self.meta.get("format") != FORMAT_NAME:
+                raise EpisodeFileError("not a LogiCity episode file (format tag missing)", self.path)
+            version = self.meta.get("version", 0)
+            if isinstance(version, bool) or not isinstance(version, int):
+                raise EpisodeFileError(f"meta.json field 'version' must be an integer, got {version!r:.60}",
+                                       self.path)
+            if version > FORMAT_VERSION:
+                raise EpisodeFileError(
+                    f"episode format version {version} is newer than this program supports ({FORMAT_VERSION})",
+                    self.path)
+            for info in zf.infolist():
+                if info.filename.endswith(".npy"):
+                    self._arrays[info.filename[:-4]] = map_member(zf, info, self.path)
         missing = [f for f in STATE_FIELDS + STEP_FIELDS + PLAN_FIELDS if f not in self._arrays]
         if missing:
             raise EpisodeFileError(f"episode file lacks arrays: {', '.join(missing)}", self.path)
-        self._check_meta(self._arrays["positions"].shape[1] if self._arrays["positions"].ndim >= 2 else -1)
+        self._check_shapes()
+        self._check_meta(self._arrays["positions"].shape[1])
         self._validate()
         meta = self.meta
         self._agents = AgentTable.build([a["name"] for a in meta["agents"]], [a["kind"] for a in meta["agents"]],
                                         meta["base_priorities"], meta["base_concepts"])
 
-    def _map_member(self, info: zipfile.ZipInfo) -> np.ndarray:
-        if info.compress_type != zipfile.ZIP_STORED:
-            raise EpisodeFileError(f"member {info.filename} is compressed; episode arrays must be stored",
-                                   self.path)
-        with open(self.path, "rb") as fh:
-            fh.seek(info.header_offset)
-            header = fh.read(30)
-            if len(header) < 30 or header[:4] != b"PK\x03\x04":
-                raise EpisodeFileError(f"corrupt local header for {info.filename}", self.path)
-            name_len, extra_len = struct.unpack("<HH", header[26:30])
-            data_start = info.header_offset + 30 + name_len + extra_len
-            fh.seek(data_start)
-            try:
-                version = np.lib.format.read_magic(fh)
-                if version == (1, 0):
-                    shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
-                else:
-                    shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
-            except ValueError as exc:
-                raise EpisodeFileError(f"member {info.filename} is not a .npy array: {exc}", self.path) from None
-            if dtype.hasobject:
-                raise EpisodeFileError(f"member {info.filename} holds Python objects (refused)", self.path)
-            offset = fh.tell()
-        expected = int(np.prod(shape)) * dtype.itemsize
-        if offset - data_start + expected > info.file_size:
-            raise EpisodeFileError(f"member {info.filename} is truncated", self.path)
-        if expected == 0:
-            return np.zeros(shape, dtype)
-        return np.memmap(self.path, dtype=dtype, mode="r", offset=offset, shape=shape,
-                         order="F" if fortran else "C")
+    def _check_shapes(self) -> None:
+        """Each array's number of dimensions, fixed trailing sizes and element type (format table above)."""
+        for name, dims in FIELD_SHAPES.items():
+            arr = self._arrays[name]
+            if arr.ndim != len(dims) or any(d is not None and arr.shape[i] != d for i, d in enumerate(dims)):
+                want = ", ".join("…" if d is None else str(d) for d in dims)
+                raise EpisodeFileError(f"array {name} has shape {arr.shape}, expected ({want})", self.path)
+            if arr.dtype.kind not in ("b" if name in BOOL_FIELDS else "iu"):
+                raise EpisodeFileError(f"array {name} must hold {'booleans' if name in BOOL_FIELDS else 'integers'}"
+                                       f", not {arr.dtype}", self.path)
 
     def _meta_error(self, field: str, problem: str) -> EpisodeFileError:
         return EpisodeFileError(f"meta.json field {field!r} {problem}", self.path)
