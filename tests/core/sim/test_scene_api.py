@@ -248,3 +248,22 @@ def test_the_documented_example_runs_and_prints_what_the_docs_say(monkeypatch, c
     monkeypatch.chdir(root)
     exec(compile(code, "docs/scene-api.md", "exec"), {"__name__": "scene_api_example"})
     assert capsys.readouterr().out == printed
+
+
+@pytest.mark.parametrize("engine", ["compiled", "z3"])
+def test_forced_coin_on_the_large_scene_grounding_path(cfg, engine):
+    """Above DENSE_PAIR_AGENTS agents the grounder draws coins pair by pair (no [N, N] tables); forcing works there
+    too, and with either engine."""
+    from core.logic.grounding import DENSE_PAIR_AGENTS
+
+    cells = _cells(cfg, Kind.PEDESTRIAN)
+    n = DENSE_PAIR_AGENTS + 2 if engine == "compiled" else 2
+    same = tuple(int(v) for v in cells[0])
+    agents = [SceneAgent("pedestrian", position=same, heading="Left"), SceneAgent("pedestrian", position=same)]
+    agents += [SceneAgent("pedestrian", position=tuple(int(v) for v in cells[(37 * k) % len(cells)]))
+               for k in range(1, n - 1)]
+    for outcome in (True, False):
+        sim = build_simulation(cfg, Scene(tuple(agents), coins={(0, 1): outcome}), engine=engine, record=False)
+        grounding, decisions = sim.decide()
+        assert grounding.truth("CollidingClose", 0, 1) is outcome
+        assert bool(decisions.holds[0, Action.STOP]) is outcome
