@@ -20,7 +20,8 @@ concepts              [T+1, N, C] bool    concept flags, C in meta["concepts"] o
 holds                 [T, N, 4] bool      action predicates derived by the rules (Slow, Normal, Fast, Stop)
 decided               [T, N] int8         the rule decision as one action (default Normal)
 realised              [T, N] int8         what the agent did (Slow/Normal/Fast by cells moved, Stop)
-fired                 [T, N] int32        id of the clause that fired for the decided action (-1: default)
+fired                 [T, N] int32        id of the clause that fired for the decided action (-1: default,
+                                          -2: forced by an action override, not derived by the rules)
 witness               [T, N, V] int32     agent index bound to each clause variable (-1: unbound)
 reached               [T, N] bool         the agent was found on its goal at step k (goal reached event)
 plan_cells            [M, 2] int16        all planned paths, concatenated
@@ -46,6 +47,10 @@ from ..world import KNOWN_CONCEPTS, AgentTable, WorldSnapshot
 FORMAT_NAME = "logicity-episode"
 FORMAT_VERSION = 1
 INT32_MAX = 2**31 - 1
+#: ``fired`` values that are not clause ids: no rule derived the decided action (default Normal) / the action
+#: was forced by an override (a user intervention in the studio, the controlled agent in SPF)
+FIRED_DEFAULT = -1
+FIRED_FORCED = -2
 
 #: per-state arrays (T+1 rows) and per-step arrays (T rows)
 STATE_FIELDS = ("positions", "headings", "goals", "path_index", "plan_id", "priorities", "concepts")
@@ -156,8 +161,61 @@ class EpisodeView:
         return arr[:n]
 
 
+class _Rows:
+    """A growable array of rows whose appends never pause to copy the whole history.
+
+    Why: plain doubling copies every recorded row at once when the capacity runs out — with 1000 agents, one
+    step near step 8192 took about a second. Here, once the array is 3/4 full, the next (double-size) array is
+    allocated (``np.zeros``: pages are mapped lazily) and every append also copies up to four old rows per row
+    appended into it, so by the time the capacity runs out the old rows are (all but a few) copied and the
+    switch is cheap: no append copies more than four rows per row it adds. Rows are only ever written at the
+    end (or after :meth:`truncate`), so rows that were already copied never change afterwards.
+    """
+
+    __slots__ = ("data", "n", "_next", "_moved")
+
+    def __init__(self, tail: tuple[int, ...], dtype, cap: int = 64) -> None:
+        self.data = np.zeros((cap,) + tail, dtype)
+        self.n = 0               # rows in use
+        self._next: np.ndarray | None = None
+        self._moved = 0          # rows of ``data`` already copied into ``_next``
+
+    def used(self) -> np.ndarray:
+        """The rows in use (a view, valid until the next append)."""
+        return self.data[: self.n]
+
+    def reserve(self, extra: int) -> np.ndarray:
+        """Make room for ``extra`` more rows at ``n``; returns the array to write them into (then add them to
+        ``n``)."""
+        need = self.n + extra
+        cap = len(self.data)
+        if need > cap:
+            if self._next is None or len(self._next) < need:  # only when one append exceeds the spare room
+                new_cap = 2 * cap
+                while new_cap < need:
+                    new_cap *= 2
+                self._next = np.zeros((new_cap,) + self.data.shape[1:], self.data.dtype)
+                self._moved = 0
+            self._next[self._moved: self.n] = self.data[self._moved: self.n]
+            self.data, self._next, self._moved = self._next, None, 0
+            cap = len(self.data)
+        if self._next is None and need > cap - cap // 4:
+            self._next = np.zeros((2 * cap,) + self.data.shape[1:], self.data.dtype)
+            self._moved = 0
+        if self._next is not None:
+            stop = min(self.n, self._moved + 4 * max(extra, 1))
+            if stop > self._moved:
+                self._next[self._moved: stop] = self.data[self._moved: stop]
+                self._moved = stop
+        return self.data
+
+    def truncate(self, n: int) -> None:
+        self.n = n
+        self._moved = min(self._moved, n)
+
+
 class EpisodeBuffer(EpisodeView):
-    """Append-only in-memory episode (amortised O(1) append; arrays grow by doubling)."""
+    """Append-only in-memory episode: O(1) appends in the worst case, not only amortised (see :class:`_Rows`)."""
 
     def __init__(self, agents: AgentTable, meta: Mapping[str, Any], witness_vars: int = 2) -> None:
         self._agents = agents
@@ -165,75 +223,67 @@ class EpisodeBuffer(EpisodeView):
         self.meta.setdefault("concepts", list(agents.concepts))
         n = len(agents)
         c = len(self.meta["concepts"])
-        self._cap = 64
-        self._states = 0
-        self._steps = 0
-        self._arr: dict[str, np.ndarray] = {
-            "positions": np.zeros((self._cap, n, 2), np.int16),
-            "headings": np.zeros((self._cap, n), np.int8),
-            "goals": np.zeros((self._cap, n, 2), np.int16),
-            "path_index": np.zeros((self._cap, n), np.int32),
-            "plan_id": np.zeros((self._cap, n), np.int32),
-            "priorities": np.zeros((self._cap, n), np.int32),
-            "concepts": np.zeros((self._cap, n, c), bool),
-            "holds": np.zeros((self._cap, n, 4), bool),
-            "decided": np.zeros((self._cap, n), np.int8),
-            "realised": np.zeros((self._cap, n), np.int8),
-            "fired": np.zeros((self._cap, n), np.int32),
-            "witness": np.zeros((self._cap, n, max(1, witness_vars)), np.int32),
-            "reached": np.zeros((self._cap, n), bool),
+        self._rows: dict[str, _Rows] = {
+            "positions": _Rows((n, 2), np.int16),
+            "headings": _Rows((n,), np.int8),
+            "goals": _Rows((n, 2), np.int16),
+            "path_index": _Rows((n,), np.int32),
+            "plan_id": _Rows((n,), np.int32),
+            "priorities": _Rows((n,), np.int32),
+            "concepts": _Rows((n, c), bool),
+            "holds": _Rows((n, 4), bool),
+            "decided": _Rows((n,), np.int8),
+            "realised": _Rows((n,), np.int8),
+            "fired": _Rows((n,), np.int32),
+            "witness": _Rows((n, max(1, witness_vars)), np.int32),
+            "reached": _Rows((n,), bool),
+            "plan_cells": _Rows((2,), np.int16, cap=1024),
+            "plan_offsets": _Rows((), np.int64),
+            "plan_agent": _Rows((), np.int32),
+            "plan_step": _Rows((), np.int32),
         }
-        self._plan_cells: list[np.ndarray] = []
-        self._plan_offsets = [0]
-        self._plan_agent: list[int] = []
-        self._plan_step: list[int] = []
-        self._plan_cache: dict[str, np.ndarray] | None = None
+        self._state_rows = [self._rows[f] for f in STATE_FIELDS]
+        self._step_rows = [self._rows[f] for f in STEP_FIELDS]
+        off = self._rows["plan_offsets"]
+        off.reserve(1)[0] = 0
+        off.n = 1
 
     @property
     def num_states(self) -> int:
-        return self._states
+        return self._rows["positions"].n
+
+    @property
+    def num_steps(self) -> int:
+        return self._rows["holds"].n
 
     def _a(self, name: str) -> np.ndarray:
-        if name in PLAN_FIELDS:
-            return self._plans()[name]
-        return self._arr[name]
+        rows = self._rows[name]
+        # per-state/per-step arrays: the whole allocation (callers index by state/step); plan arrays: rows in use
+        return rows.used() if name in PLAN_FIELDS else rows.data
 
     def _plans(self) -> dict[str, np.ndarray]:
-        if self._plan_cache is None:
-            cells = np.concatenate(self._plan_cells).astype(np.int16) if self._plan_cells else np.zeros((0, 2), np.int16)
-            self._plan_cache = {
-                "plan_cells": cells,
-                "plan_offsets": np.asarray(self._plan_offsets, np.int64),
-                "plan_agent": np.asarray(self._plan_agent, np.int32),
-                "plan_step": np.asarray(self._plan_step, np.int32),
-            }
-        return self._plan_cache
-
-    def _grow(self, need: int) -> None:
-        if need <= self._cap:
-            return
-        cap = self._cap
-        while cap < need:
-            cap *= 2
-        for k, a in self._arr.items():
-            new = np.zeros((cap,) + a.shape[1:], a.dtype)
-            new[: self._cap] = a
-            self._arr[k] = new
-        self._cap = cap
+        return {name: self._rows[name].used() for name in PLAN_FIELDS}
 
     def add_plan(self, agent: int, cells: np.ndarray) -> int:
         """Register a new plan for ``agent`` taking effect at the next appended state; returns its id."""
-        self._plan_cells.append(np.asarray(cells, np.int16))
-        self._plan_offsets.append(self._plan_offsets[-1] + len(cells))
-        self._plan_agent.append(agent)
-        self._plan_step.append(self._states)
-        self._plan_cache = None
-        return len(self._plan_agent) - 1
+        cells = np.asarray(cells)
+        rows = self._rows
+        pc = rows["plan_cells"]
+        start = pc.n
+        pc.reserve(len(cells))[start: start + len(cells)] = cells
+        pc.n = start + len(cells)
+        pid = rows["plan_agent"].n
+        for name, value in (("plan_offsets", pc.n), ("plan_agent", agent), ("plan_step", self.num_states)):
+            r = rows[name]
+            r.reserve(1)[r.n] = value
+            r.n += 1
+        return pid
 
     def append_state(self, positions, headings, goals, path_index, plan_id, agents: AgentTable) -> None:
-        k = self._states
-        self._grow(k + 1)
-        a = self._arr
+        k = self.num_states
+        for r in self._state_rows:
+            r.reserve(1)
+        a = {f: r.data for f, r in zip(STATE_FIELDS, self._state_rows)}
         a["positions"][k] = positions
         a["headings"][k] = headings
         a["goals"][k] = goals
@@ -242,14 +292,16 @@ class EpisodeBuffer(EpisodeView):
         a["priorities"][k] = agents.priorities
         for j, c in enumerate(self.meta["concepts"]):
             a["concepts"][k, :, j] = agents.concepts[c]
-        self._states += 1
+        for r in self._state_rows:
+            r.n = k + 1
 
     def append_step(self, holds, decided, realised, fired, witness, reached) -> None:
-        k = self._steps
-        if k >= self._states:
+        k = self.num_steps
+        if k >= self.num_states:
             raise RuntimeError("append_state for step k must come before append_step")
-        self._grow(k + 1)
-        a = self._arr
+        for r in self._step_rows:
+            r.reserve(1)
+        a = {f: r.data for f, r in zip(STEP_FIELDS, self._step_rows)}
         a["holds"][k] = holds
         a["decided"][k] = decided
         a["realised"][k] = realised
@@ -258,7 +310,8 @@ class EpisodeBuffer(EpisodeView):
         a["witness"][k] = -1
         a["witness"][k, :, : w.shape[1]] = w[:, : a["witness"].shape[2]]
         a["reached"][k] = reached
-        self._steps += 1
+        for r in self._step_rows:
+            r.n = k + 1
 
     def truncate(self, num_steps: int) -> None:
         """Discard everything after ``num_steps`` steps (branching from a past state).
@@ -267,12 +320,17 @@ class EpisodeBuffer(EpisodeView):
         """
         if not 0 <= num_steps <= self.num_steps:
             raise IndexError(f"cannot truncate to {num_steps} steps (have {self.num_steps})")
-        self._steps = num_steps
-        self._states = num_steps + 1
-        keep = sum(1 for s in self._plan_step if s <= num_steps)
-        del self._plan_cells[keep:], self._plan_agent[keep:], self._plan_step[keep:]
-        del self._plan_offsets[keep + 1:]
-        self._plan_cache = None
+        for r in self._state_rows:
+            r.truncate(num_steps + 1)
+        for r in self._step_rows:
+            r.truncate(num_steps)
+        rows = self._rows
+        # plan_step never decreases (plans are added in state order; truncation keeps a prefix)
+        keep = int(np.searchsorted(rows["plan_step"].used(), num_steps, side="right"))
+        rows["plan_agent"].truncate(keep)
+        rows["plan_step"].truncate(keep)
+        rows["plan_offsets"].truncate(keep + 1)
+        rows["plan_cells"].truncate(int(rows["plan_offsets"].data[keep]))
 
     def save(self, path: str | Path, extra_meta: Mapping[str, Any] | None = None) -> Path:
         arrays = {name: self.array(name) for name in STATE_FIELDS + STEP_FIELDS}
@@ -449,7 +507,7 @@ class Episode(EpisodeView):
         limits = {
             "headings": (-1, 3), "decided": (0, 3), "realised": (0, 3), "positions": (0, None),
             "goals": (0, None), "path_index": (0, None), "plan_id": (0, max(0, n_plans - 1)),
-            "fired": (-1, n_clauses - 1 if n_clauses else None), "witness": (-1, n - 1),
+            "fired": (FIRED_FORCED, n_clauses - 1 if n_clauses else None), "witness": (-1, n - 1),
             "plan_cells": (0, None), "plan_agent": (0, n - 1), "priorities": (0, None),
             "plan_step": (0, len(a["positions"])),
         }
