@@ -31,12 +31,13 @@ import numpy as np
 
 from ..agents.spec import AgentSet, AgentSpec
 from ..codes import HEADING_NAMES, Kind
+from ..logic.grounding import Grounder
 from ..world import KNOWN_CONCEPTS, AgentTable, WorldSnapshot
 from .scene_check import SceneError, agent_label, check_coins, parse_kind, resolve_identity, resolve_trip
 from .simulation import Simulation
 
 __all__ = ["Scene", "SceneAgent", "SceneError", "SceneOrigin", "ForcedCoins", "capture_scene", "apply_scene",
-           "build_simulation", "scene_agent_set", "concepts_of_kind"]
+           "build_simulation", "scene_agent_set", "scene_problems", "concepts_of_kind"]
 
 Cell = tuple[int, int]
 _HEADING_BY_NAME = {v.lower(): k for k, v in HEADING_NAMES.items()}
@@ -118,7 +119,7 @@ class SceneOrigin:
             return exc
         line = self.agent_lines[agent] if agent is not None and 0 <= agent < len(self.agent_lines) else \
             self.coins_line
-        return SceneError(exc.message, self.file, line)
+        return SceneError(exc.message, self.file, line, agent=exc.agent)
 
 
 @dataclass(frozen=True)
@@ -256,8 +257,11 @@ def apply_scene(sim, scene: Scene, *, seed: int | None = None) -> None:
         sim.buffer.meta["start"] = "scene"
 
 
-def _locate(scene: Scene, agent: int | None, exc: SceneError) -> SceneError:
-    return scene.origin.locate(exc, agent) if scene.origin is not None else exc
+def _locate(scene: Scene | None, agent: int | None, exc: SceneError) -> SceneError:
+    """``exc`` about ``agent`` (None: the whole scene), at its line when the scene was read from a file."""
+    if exc.agent is None:
+        exc.agent = agent
+    return scene.origin.locate(exc, agent) if scene is not None and scene.origin is not None else exc
 
 
 def _at(scene: Scene, agent: int | None, fn, *args):
@@ -291,10 +295,67 @@ def scene_agent_set(specs: Sequence[AgentSpec] | Scene) -> AgentSet:
     seen: dict[str, int] = {}
     for i, s in enumerate(specs):
         if s.name in seen:
-            exc = SceneError(f"agent {i}: {s.name} is already agent {seen[s.name]}; ids must be unique per type")
-            raise _locate(scene, i, exc) if scene is not None else exc
+            raise _locate(scene, i, SceneError(f"agent {i}: {s.name} is already agent {seen[s.name]}; ids must be "
+                                               "unique per type"))
         seen[s.name] = i
     return AgentSet(tuple(specs))
+
+
+def scene_problems(config, scene: Scene) -> list[SceneError]:
+    """Every problem of ``scene`` on ``config``'s city, without building a simulation or drawing anything — what an
+    editor lists under Problems (each :class:`SceneError` names its ``agent``; located when read from a file).
+
+    One problem per agent at most (its first), then duplicate names, then the coins (checked only when every
+    agent's position is given, since the coins depend on where the agents stand)."""
+    problems: list[SceneError] = []
+    bad: set[int] = set()
+
+    def note(i: int | None, fn, *args):
+        try:
+            return fn(*args)
+        except SceneError as exc:
+            problems.append(_locate(scene, i, exc))
+            if i is not None:
+                bad.add(i)
+            return None
+
+    kinds = [note(i, parse_kind, a.kind, i) for i, a in enumerate(scene.agents)]
+    used: dict[Kind, set[int]] = {Kind.CAR: set(), Kind.PEDESTRIAN: set()}
+    for i, a in enumerate(scene.agents):
+        if kinds[i] is not None and isinstance(a.id, (int, np.integer)) and not isinstance(a.id, bool):
+            used[kinds[i]].add(int(a.id))
+    specs: list[AgentSpec | None] = []
+    for i, a in enumerate(scene.agents):
+        if kinds[i] is None:
+            specs.append(None)
+            continue
+        if a.id is None:
+            free = max(used[kinds[i]], default=0) + 1
+            used[kinds[i]].add(free)
+            a = replace(a, id=free)
+        specs.append(note(i, resolve_identity, i, a, kinds[i], None))
+    trips = [note(i, resolve_trip, i, a, kinds[i], config.city, None, None) if i not in bad else None
+             for i, a in enumerate(scene.agents)]
+    seen: dict[str, int] = {}
+    for i, spec in enumerate(specs):
+        if spec is None:
+            continue
+        if spec.name in seen and i not in bad:
+            note(i, _raise, SceneError(f"agent {i}: {spec.name} is already agent {seen[spec.name]}; ids must be "
+                                       "unique per type"))
+        seen.setdefault(spec.name, i)
+    # where each agent stands (checked above; an open goal does not matter here)
+    cells = [t.position if t is not None else a.position for t, a in zip(trips, scene.agents)]
+    if scene.coins and not bad and all(c is not None for c in cells):
+        table = AgentSet(tuple(specs)).table()  # type: ignore[arg-type]
+        heads = [t.heading if t is not None else int(a.heading) for t, a in zip(trips, scene.agents)]
+        snap = WorldSnapshot(0, table, np.array(cells, np.int32).reshape(-1, 2), np.array(heads, np.int8))
+        note(None, check_coins, scene.coins, Grounder(config.city, config.ontology), snap, config.ontology)
+    return problems
+
+
+def _raise(exc: SceneError):
+    raise exc
 
 
 def build_simulation(config, scene: Scene, seed: int = 0, *, record: bool = True, engine: str | None = None,

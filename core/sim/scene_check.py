@@ -26,7 +26,15 @@ _HEADING_BY_NAME = {v.lower(): k for k, v in HEADING_NAMES.items()}
 
 
 class SceneError(LogiCityError):
-    """A scene that does not fit the city or the simulation (bad cell, broken path, unknown agent, …)."""
+    """A scene that does not fit the city or the simulation (bad cell, broken path, unknown agent, …).
+
+    ``agent`` is the index of the agent it is about (None: the scene as a whole, e.g. its coins), so an editor
+    can select that agent from a Problems list."""
+
+    def __init__(self, message: str, file: str | None = None, line: int | None = None, col: int | None = None, *,
+                 agent: int | None = None) -> None:
+        self.agent = agent
+        super().__init__(message, file, line, col)
 
 
 @dataclass(frozen=True)
@@ -210,8 +218,11 @@ def _plan(kind: Kind, city, start: tuple[int, int], goal: tuple[int, int]) -> np
     return path
 
 
-def resolve_trip(i: int, agent: Any, kind: Kind, city, sampler, rng: np.random.Generator) -> Trip:
-    """Check agent ``i``'s trip fields and fill the open ones (drawing from ``rng`` like the simulator)."""
+def resolve_trip(i: int, agent: Any, kind: Kind, city, sampler, rng: np.random.Generator | None) -> Trip | None:
+    """Check agent ``i``'s trip fields and fill the open ones (drawing from ``rng`` like the simulator).
+
+    With ``sampler`` None only the given fields are checked and nothing is drawn: None is returned when the trip
+    would need a draw (an open start or goal)."""
     label = agent_label(i, agent)
     heading = _heading(agent.heading, label)
     if not isinstance(agent.waiting, (bool, np.bool_)):
@@ -251,7 +262,13 @@ def resolve_trip(i: int, agent: Any, kind: Kind, city, sampler, rng: np.random.G
     else:
         if agent.path_index not in (None, 0):
             raise SceneError(f"{label}: path_index {agent.path_index!r} needs a path (a planned trip starts at 0)")
+        if waiting and (position is None or agent.goal is None):
+            raise SceneError(f"{label}: an agent waiting on its goal needs its position and goal (the same cell)")
         if position is None:
+            if sampler is None:
+                if agent.goal is not None:
+                    _cell(agent.goal, label, "goal", city, kind)
+                return None
             position = sampler.sample_start(kind, rng)
         index = 0
         if agent.goal is not None:
@@ -260,6 +277,8 @@ def resolve_trip(i: int, agent: Any, kind: Kind, city, sampler, rng: np.random.G
                 path = _plan(kind, city, position, goal)
             except LogiCityError as exc:
                 raise SceneError(f"{label}: goal {goal} cannot be reached from {position}: {exc.message}") from None
+        elif sampler is None:
+            return None
         else:
             goal, path = _draw_trip(kind, city, sampler, rng, position, label)
     if waiting and position != goal:

@@ -267,3 +267,26 @@ def test_forced_coin_on_the_large_scene_grounding_path(cfg, engine):
         grounding, decisions = sim.decide()
         assert grounding.truth("CollidingClose", 0, 1) is outcome
         assert bool(decisions.holds[0, Action.STOP]) is outcome
+
+
+def test_scene_problems_lists_every_agent_problem_without_building(cfg):
+    """What the agent editor shows under Problems: one entry per bad agent, with its index, nothing drawn."""
+    from core.sim.scene import scene_problems
+
+    building = tuple(int(v) for v in np.argwhere(cfg.city.building > 0)[0])
+    ped = tuple(int(v) for v in _cells(cfg, Kind.PEDESTRIAN)[3])
+    scene = Scene((SceneAgent("pedestrian", concepts=("ambulance",)),          # a pedestrian cannot be one
+                   SceneAgent("car", id=2),
+                   SceneAgent("car", id=2),                                  # duplicate name
+                   SceneAgent("car", position=building),                     # start on a building
+                   SceneAgent("pedestrian", position=ped),                   # fine (goal drawn later)
+                   SceneAgent("boat")))
+    problems = scene_problems(cfg, scene)
+    assert [p.agent for p in problems] == [5, 0, 3, 2]
+    assert "kind must be" in problems[0].message and "applies to cars" in problems[1].message
+    assert "is a " in problems[2].message and "already agent 1" in problems[3].message
+    assert scene_problems(cfg, Scene(scene.agents[4:5])) == []
+    coins = Scene((SceneAgent("pedestrian", position=ped), SceneAgent("pedestrian", position=ped)),
+                  coins={(0, 1): True})
+    [coin_problem] = scene_problems(cfg, coins)
+    assert coin_problem.agent is None and "has not moved yet" in coin_problem.message
