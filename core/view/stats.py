@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..codes import Kind
+from ..sim.episode import FIRED_DEFAULT
 
 
 def action_counts(episode, start: int = 0, stop: int | None = None) -> np.ndarray:
@@ -18,14 +19,15 @@ def action_counts(episode, start: int = 0, stop: int | None = None) -> np.ndarra
 
 
 def clause_counts(episode, upto: int | None = None) -> np.ndarray:
-    """int [C + 1]: firings per clause id over steps ``< upto`` (last entry: decisions with no clause)."""
+    """int [C + 1]: firings per clause id over steps ``< upto`` (last entry: default decisions, where no clause
+    fired; actions forced by an override are in neither)."""
     n_clauses = len(episode.meta.get("clauses", []))
     fired = np.asarray(episode.array("fired")[:upto], np.int64).ravel()
     counts = np.bincount(fired[fired >= 0], minlength=n_clauses)[: max(n_clauses, 0)] if n_clauses else \
         np.zeros(0, np.int64)
     if fired.size and fired.max(initial=-1) >= n_clauses:   # ids beyond the table: widen
         counts = np.bincount(fired[fired >= 0])
-    return np.concatenate([counts, [int((fired < 0).sum())]])
+    return np.concatenate([counts, [int((fired == FIRED_DEFAULT).sum())]])
 
 
 def goals_cumulative(episode) -> tuple[np.ndarray, np.ndarray]:
