@@ -14,6 +14,7 @@ import numpy as np
 
 from ..codes import ACTION_NAMES, GARAGE, GAS_STATION, HEADING_NAMES, HOUSE, OFFICE, STORE, Kind
 from ..map.model import CityMap
+from ..sim.episode import FIRED_FORCED
 from ..world import KNOWN_CONCEPTS, AgentTable, WorldSnapshot
 
 RGB = tuple[int, int, int]
@@ -116,6 +117,8 @@ DETAILED_COLOURS: dict[str, RGB] = {
     "tiro": (60, 200, 120), "reckless": (230, 40, 30),
 }
 UNKNOWN_COLOUR: RGB = (150, 150, 150)
+#: Agents whose action was forced by an override (colour by fired clause).
+FORCED_COLOUR: RGB = (40, 40, 40)
 YES_NO_COLOURS: tuple[RGB, RGB] = ((235, 80, 30), (170, 170, 170))
 
 
@@ -221,6 +224,11 @@ def _by_clause(ctx: ColourContext) -> Colouring:
         ctx.clause_labels[c] if 0 <= c < len(ctx.clause_labels) else f"clause {c}" for c in ids]
     cat = np.array([0 if f < 0 else 1 + ids.index(int(f)) for f in fired], np.int64)
     colours = (UNKNOWN_COLOUR,) + tuple(PALETTE[c % len(PALETTE)] for c in ids)
+    forced = fired == FIRED_FORCED
+    if forced.any():   # an override, not a rule and not the default: its own entry
+        cat[forced] = len(labels)
+        labels.append("forced (override)")
+        colours += (FORCED_COLOUR,)
     return Colouring("Fired clause", cat, tuple(labels), colours)
 
 
