@@ -1,4 +1,5 @@
 """LogiCity Studio core: pure-Python simulation, logic, tasks, rendering.
 
-Nothing under ``core`` may import Qt or pyqtgraph (enforced by tests/test_layering.py).
+Nothing under ``core`` may import Qt, pyqtgraph, ``app`` or ``widgets``, and ``core`` has no import cycles
+(enforced by tests/test_architecture.py).
 """

@@ -161,8 +161,8 @@ def run_collect(args: argparse.Namespace) -> int:
 
 def run_make_episodes(args: argparse.Namespace) -> int:
     from core.cli.simulate import seed_problem
-    from core.tasks.spf_episodes import (DEFAULT_COUNTS, SEED_STRIDE, default_episode_path, make_episode_set,
-                                         save_episode_set)
+    from core.tasks.spf_episodes import DEFAULT_COUNTS, SEED_STRIDE, default_episode_path, save_episode_set
+    from core.tasks.spf_make_episodes import make_episode_set
     from core.tasks.spf_settings import load_spf_mode
 
     splits = ["val", "test"] if args.split == "both" else [args.split]

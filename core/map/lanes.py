@@ -23,18 +23,41 @@ import math
 import threading
 from collections import Counter
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import networkx as nx
 import numpy as np
 from scipy import ndimage
 
 from ..errors import RouteError
-from .layers import midline_segments
-from .model import CityMap
 
-__all__ = ["Lane", "LaneGraph", "LaneGeometryError", "interpolate_path", "lane_offset"]
+if TYPE_CHECKING:  # annotations only: the map model imports this module for CityMap.lane_graph
+    from .model import CityMap
+
+__all__ = ["Lane", "LaneGraph", "LaneGeometryError", "interpolate_path", "lane_offset", "midline_segments"]
 
 Cell = tuple[int, int]
+
+
+def midline_segments(midline: np.ndarray) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """Maximal mid-lane runs of length ≥ 2: all horizontal ones row-major, then all vertical ones column-major.
+
+    This order (the reference's ``find_midroad_segments``) fixes the lane-graph node numbering
+    (docs/reference.md#mid-lanes).
+    Each segment is ``((row, col) start, (row, col) end)`` with start ≤ end.
+    """
+    out: list[tuple[tuple[int, int], tuple[int, int]]] = []
+    for vertical in (False, True):
+        m = midline.T if vertical else midline
+        padded = np.zeros((m.shape[0], m.shape[1] + 2), dtype=np.int8)
+        padded[:, 1:-1] = m
+        d = np.diff(padded, axis=1)
+        starts = np.argwhere(d == 1)
+        ends = np.argwhere(d == -1)
+        for (line, a), (_, b) in zip(starts.tolist(), ends.tolist()):
+            if b - a >= 2:
+                out.append(((a, line), (b - 1, line)) if vertical else ((line, a), (line, b - 1)))
+    return out
 
 
 class LaneGeometryError(RouteError):

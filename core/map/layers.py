@@ -36,9 +36,9 @@ import numpy as np
 from scipy import ndimage
 
 from ..codes import BUILDING_CODES, STREET_MIDLANE, STREET_OVERLAP, STREET_TRAFFIC, STREET_WALKING
-from .model import Building, CityMap, Street
+from .model import Building, CityMap, Junction, Street
 
-__all__ = ["Junction", "StreetCover", "derive_layers", "paint_streets", "find_junctions", "midline_segments"]
+__all__ = ["Junction", "StreetCover", "derive_layers", "paint_streets", "find_junctions"]
 
 
 @dataclass(frozen=True)
@@ -49,40 +49,6 @@ class StreetCover:
     traffic: np.ndarray      # bool [H, W]
     traffic_h: np.ndarray    # bool [H, W], horizontal traffic streets only
     traffic_v: np.ndarray    # bool [H, W], vertical traffic streets only
-
-
-@dataclass(frozen=True)
-class Junction:
-    """One traffic crossing and its junction square (inclusive bounds).
-
-    ``lines`` maps the arm side ("up", "down", "left", "right") that has an "at" line to nothing more than its
-    presence; the geometry follows from ``box`` and ``mid``. ``label`` is 0 for crossings that are not
-    intersections (no line: map corners).
-    """
-
-    crossing: tuple[int, int, int, int]   # top, bottom, left, right of the traffic x traffic square
-    box: tuple[int, int, int, int]        # top, bottom, left, right of the junction square Q
-    mid: tuple[int, int]                  # midline row of the horizontal street, midline col of the vertical one
-    lines: tuple[str, ...]
-    label: int = 0
-
-    @property
-    def is_intersection(self) -> bool:
-        return bool(self.lines)
-
-    def line_cells(self, side: str, half: bool = False) -> tuple[slice, slice]:
-        """Index of the pedestrian line (or, ``half=True``, the car half-line) on ``side``."""
-        top, bottom, left, right = self.box
-        mr, mc = self.mid
-        if side == "up":      # southbound arrivals drive left of the midline
-            return slice(top, top + 1), slice(left, (mc if half else right + 1))
-        if side == "down":    # northbound arrivals drive right of the midline
-            return slice(bottom, bottom + 1), slice((mc + 1 if half else left), right + 1)
-        if side == "left":    # eastbound arrivals drive below the midline
-            return slice((mr + 1 if half else top), bottom + 1), slice(left, left + 1)
-        if side == "right":   # westbound arrivals drive above the midline
-            return slice(top, (mr if half else bottom + 1)), slice(right, right + 1)
-        raise ValueError(side)
 
 
 def _clip(sl: slice, n: int) -> slice:
@@ -228,27 +194,6 @@ def midline_mask(streets: Iterable[Street], street: np.ndarray, junctions: Seque
         mid[top:bottom + 1, left:right + 1] = False
     mid &= street == STREET_TRAFFIC
     return mid
-
-
-def midline_segments(midline: np.ndarray) -> list[tuple[tuple[int, int], tuple[int, int]]]:
-    """Maximal mid-lane runs of length ≥ 2: all horizontal ones row-major, then all vertical ones column-major.
-
-    This order (the reference's ``find_midroad_segments``) fixes the lane-graph node numbering
-    (docs/reference.md#mid-lanes).
-    Each segment is ``((row, col) start, (row, col) end)`` with start ≤ end.
-    """
-    out: list[tuple[tuple[int, int], tuple[int, int]]] = []
-    for vertical in (False, True):
-        m = midline.T if vertical else midline
-        padded = np.zeros((m.shape[0], m.shape[1] + 2), dtype=np.int8)
-        padded[:, 1:-1] = m
-        d = np.diff(padded, axis=1)
-        starts = np.argwhere(d == 1)
-        ends = np.argwhere(d == -1)
-        for (line, a), (_, b) in zip(starts.tolist(), ends.tolist()):
-            if b - a >= 2:
-                out.append(((a, line), (b - 1, line)) if vertical else ((line, a), (line, b - 1)))
-    return out
 
 
 def building_layers(shape: tuple[int, int], buildings: Iterable[Building]) -> tuple[np.ndarray, np.ndarray]:

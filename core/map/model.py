@@ -3,18 +3,19 @@
 A :class:`CityMap` is built from its specification (:class:`Street` and :class:`Building` lists) by
 :func:`core.map.layers.derive_layers`; the layers are never edited by hand, so a map file stays small and the
 derived data (mid lanes, intersections) is always consistent with the specification.
+
+Dependencies point one way: this module imports :mod:`core.map.lanes` (for the cached :attr:`CityMap.lane_graph`);
+``lanes`` needs nothing from here at run time and ``layers`` builds on both.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 import numpy as np
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .lanes import LaneGraph
-    from .layers import Junction
+from .lanes import LaneGraph
 
 StreetKind = Literal["walking", "traffic"]
 Orientation = Literal["horizontal", "vertical"]
@@ -54,6 +55,41 @@ class Building:
         return slice(self.row, self.row + self.rows), slice(self.col, self.col + self.cols)
 
 
+@dataclass(frozen=True)
+class Junction:
+    """One traffic crossing and its junction square (inclusive bounds), as found by
+    :func:`core.map.layers.find_junctions` and kept in :attr:`CityMap.junctions`.
+
+    ``lines`` maps the arm side ("up", "down", "left", "right") that has an "at" line to nothing more than its
+    presence; the geometry follows from ``box`` and ``mid``. ``label`` is 0 for crossings that are not
+    intersections (no line: map corners).
+    """
+
+    crossing: tuple[int, int, int, int]   # top, bottom, left, right of the traffic x traffic square
+    box: tuple[int, int, int, int]        # top, bottom, left, right of the junction square Q
+    mid: tuple[int, int]                  # midline row of the horizontal street, midline col of the vertical one
+    lines: tuple[str, ...]
+    label: int = 0
+
+    @property
+    def is_intersection(self) -> bool:
+        return bool(self.lines)
+
+    def line_cells(self, side: str, half: bool = False) -> tuple[slice, slice]:
+        """Index of the pedestrian line (or, ``half=True``, the car half-line) on ``side``."""
+        top, bottom, left, right = self.box
+        mr, mc = self.mid
+        if side == "up":      # southbound arrivals drive left of the midline
+            return slice(top, top + 1), slice(left, (mc if half else right + 1))
+        if side == "down":    # northbound arrivals drive right of the midline
+            return slice(bottom, bottom + 1), slice((mc + 1 if half else left), right + 1)
+        if side == "left":    # eastbound arrivals drive below the midline
+            return slice((mr + 1 if half else top), bottom + 1), slice(left, left + 1)
+        if side == "right":   # westbound arrivals drive above the midline
+            return slice(top, (mr if half else bottom + 1)), slice(right, right + 1)
+        raise ValueError(side)
+
+
 @dataclass(eq=False)
 class CityMap:
     """A city: specification plus derived layers (all arrays ``[H, W]`` unless stated).
@@ -81,7 +117,7 @@ class CityMap:
     intersections: np.ndarray = field(repr=False)
     source: str | None = None
     generator: dict | None = field(default=None, repr=False)
-    junctions: tuple["Junction", ...] = field(default=(), repr=False)
+    junctions: tuple[Junction, ...] = field(default=(), repr=False)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -98,8 +134,6 @@ class CityMap:
         return (self.street == 2.0) | (self.street == 2.5) | (self.street == -1.0)
 
     @cached_property
-    def lane_graph(self) -> "LaneGraph":
+    def lane_graph(self) -> LaneGraph:
         """The car lane graph of this map (built once, shared; routing never mutates it)."""
-        from .lanes import LaneGraph
-
         return LaneGraph.from_map(self)

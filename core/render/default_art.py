@@ -27,6 +27,9 @@ from PIL import Image, ImageDraw, ImageFilter
 
 from .semantics import SEMANTICS
 
+#: Where the default art is shipped (``resources/icons``): written by :func:`main`, read by
+#: :class:`core.render.icons.IconSet`.
+DEFAULT_ICON_DIR = Path(__file__).resolve().parents[2] / "resources" / "icons"
 SS = 4  # supersampling factor
 N_VARIANTS = 3
 TILE = 160
@@ -658,8 +661,6 @@ def draw_all(out_dir: Path, semantics: Sequence[str] = SEMANTICS) -> list[Path]:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    from .icons import DEFAULT_ICON_DIR
-
     out = Path(argv[0]) if argv else DEFAULT_ICON_DIR
     paths = draw_all(out)
     print(f"wrote {len(paths)} icons to {out}")

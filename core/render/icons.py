@@ -12,11 +12,11 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
+from .default_art import DEFAULT_ICON_DIR, DRAWERS, N_VARIANTS
 from .library import IconLibrary
 from .semantics import AGENT_SEMANTICS, SEMANTICS
 
-#: Default art shipped with the studio (drawn by ``python -m core.render.default_art``).
-DEFAULT_ICON_DIR = Path(__file__).resolve().parents[2] / "resources" / "icons"
+__all__ = ["DEFAULT_ICON_DIR", "IconSet", "trim_alpha"]
 
 
 def trim_alpha(rgba: np.ndarray, threshold: int = 8) -> np.ndarray:
@@ -105,8 +105,6 @@ class IconSet:
                     except OSError:
                         continue
             if not imgs:
-                from .default_art import DRAWERS, N_VARIANTS
-
                 imgs = [np.asarray(DRAWERS[sem](k).convert("RGBA")).copy() for k in range(N_VARIANTS)]
                 srcs = [f"<procedural {sem} {k}>" for k in range(N_VARIANTS)]
             if sem in AGENT_SEMANTICS:

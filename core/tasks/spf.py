@@ -38,6 +38,7 @@ from gymnasium import spaces
 
 from ..codes import ACTION_NAMES, Action
 from ..world import KNOWN_CONCEPTS
+from .spf_episodes import EpisodeSet, load_episode_set
 from .spf_rules import ObservationLayout, ViewRules
 from .spf_settings import NORMAL, SPFMode, load_spf_mode
 from .spf_state import StartState
@@ -121,8 +122,6 @@ class SPFEnv(gym.Env):
     @property
     def episodes(self):
         """The episode set of this split (loaded on first use)."""
-        from .spf_episodes import EpisodeSet, load_episode_set
-
         if not isinstance(self._episodes, EpisodeSet):
             self._episodes = load_episode_set(self.spf, self._episodes)
         return self._episodes

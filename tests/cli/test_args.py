@@ -17,14 +17,14 @@ EP_VAL = str(ROOT / "configs" / "spf_episodes" / "easy" / "val.npz")
 @pytest.fixture
 def no_work(monkeypatch):
     """Make every long computation fail loudly: the checks under test must stop the command before it."""
-    from core.tasks import spf_demos, spf_episodes, spf_eval
+    from core.tasks import spf_demos, spf_eval, spf_make_episodes
 
     def boom(*a, **k):
         raise AssertionError("work started before the arguments were checked")
 
     monkeypatch.setattr(spf_eval, "evaluate", boom)
     monkeypatch.setattr(spf_demos, "collect_oracle", boom)
-    monkeypatch.setattr(spf_episodes, "make_episode_set", boom)
+    monkeypatch.setattr(spf_make_episodes, "make_episode_set", boom)
 
 
 @pytest.mark.parametrize("argv, expect", [

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from scipy import ndimage
 
-from core.map.layers import derive_layers, midline_segments
+from core.map.lanes import midline_segments
+from core.map.layers import derive_layers
 
 from tests.support.maps import generated, histogram, reference_city
 

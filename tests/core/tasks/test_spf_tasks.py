@@ -12,9 +12,10 @@ from core.codes import Action
 from core.errors import EpisodeFileError
 from core.tasks.spf import SPFEnv
 from core.tasks.spf_demos import collect_oracle, load_demonstrations, save_demonstrations
-from core.tasks.spf_episodes import (default_episode_path, load_episode_set, make_episode_set, quotas_for,
-                                     read_episode_set, save_episode_set)
+from core.tasks.spf_episodes import (default_episode_path, load_episode_set, quotas_for, read_episode_set,
+                                     save_episode_set)
 from core.tasks.spf_eval import EpisodeResult, EvalReport, RandomPolicy, evaluate, format_table, load_policy
+from core.tasks.spf_make_episodes import make_episode_set
 from core.tasks.spf_multi import CityParallelEnv
 from core.tasks.spf_settings import load_spf_mode
 from tests.support.paths import ROOT
