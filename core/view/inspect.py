@@ -13,7 +13,9 @@ Sources — the explanation is the one the simulation recorded, never re-derived
   ``witness``), whether the action was forced by an override (``fired`` = -2, or a user intervention in the
   episode's ``interventions``);
 * not recorded, so re-grounded from the recorded snapshot: the table of true predicates in the agent's field of
-  view. CollidingClose coin flips are random and not recorded; the table re-draws them (``regrounded_note``).
+  view. CollidingClose coin flips are random and not recorded: the pairs named by the recorded firing's
+  CollidingClose literals are set as that firing proves they were (``Grounder.ground(forced_coins=)``), the
+  others are re-drawn (``regrounded_note``).
 """
 from __future__ import annotations
 
@@ -23,12 +25,14 @@ from typing import Any, Mapping
 import numpy as np
 
 from ..codes import ACTION_NAMES, HEADING_NAMES, Kind
+from ..logic.syntax import EGO
 from ..sim.episode import FIRED_FORCED
 from .colouring import detailed_type
 
 #: Where each part of a report comes from, as the dock says it.
 RECORDED_NOTE = "from the recorded episode: the clause and witness the simulation used"
-REGROUNDED_NOTE = "re-grounded from the recorded state (not recorded); CollidingClose coin flips are re-drawn"
+REGROUNDED_NOTE = ("re-grounded from the recorded state (not recorded); CollidingClose coin flips are re-drawn, "
+                   "except the pairs the recorded clause names")
 
 
 @dataclass(frozen=True)
@@ -108,6 +112,23 @@ class Inspector:
             self._grounder = Grounder(self.config.city, self.config.ontology)
         return self._grounder
 
+    def _proven_coins(self, clause, agent: int, witness: np.ndarray, snap) -> dict[tuple[str, int, int], bool]:
+        """CollidingClose values the recorded firing proves: its literals over coin-drawing pairs held as written
+        (a positive literal was true, a negated one false)."""
+        colliding = {p.name for p in self.config.ontology.grounded if p.grounding == "colliding_close"}
+        lits = [lit for lit in clause.body if lit.pred in colliding and len(lit.args) == 2]
+        if not lits:
+            return {}
+        who = {EGO: int(agent)}
+        who.update({v: int(a) for v, a in zip(clause.variables, witness) if a >= 0})
+        pairs = {name: {(int(a), int(b)) for a, b in arr} for name, arr in self.grounder.coin_pairs(snap).items()}
+        out = {}
+        for lit in lits:
+            a, b = who.get(lit.args[0]), who.get(lit.args[1])
+            if a is not None and b is not None and (a, b) in pairs.get(lit.pred, ()):
+                out[(lit.pred, a, b)] = bool(lit.positive)
+        return out
+
     def report(self, episode, k: int, agent: int, *, recompute: bool = True, seed: int = 0) -> AgentReport:
         """The report of ``agent`` at state ``k``. ``recompute`` re-grounds the view table (with a generator
         seeded by ``seed`` for the coin flips); everything else is read from the episode."""
@@ -119,6 +140,7 @@ class Inspector:
         derived: tuple[str, ...] = ()
         fired_clause = -1
         witness: tuple[tuple[str, str], ...] = ()
+        firing = None   # (clause, agent, witness) of the recorded firing
         if d is not None:
             rec = episode.step_record(d)
             decided = ACTION_NAMES[int(rec.decided[agent])]
@@ -139,6 +161,7 @@ class Inspector:
                     f = make_firing(clauses[fired_clause], agent, np.asarray(rec.witness[agent]), names)
                     fired_text = str(f)
                     witness = tuple((v, n) for v, _, n in f.binding)
+                    firing = (clauses[fired_clause], agent, np.asarray(rec.witness[agent]))
                     others = [a for a in derived if a != decided]
                     explanation = fired_text + (f"\nalso derived: {', '.join(others)} (their clauses are not "
                                                 "recorded)" if others else "")
@@ -153,7 +176,9 @@ class Inspector:
         view_error = None
         if recompute:
             try:
-                g = self.grounder.ground(snap if d in (None, k) else episode.snapshot(d), np.random.default_rng(seed))
+                shown = snap if d in (None, k) else episode.snapshot(d)
+                proven = self._proven_coins(*firing, shown) if firing is not None else {}
+                g = self.grounder.ground(shown, np.random.default_rng(seed), forced_coins=proven or None)
                 ev = g.ego_view(agent)
                 view = tuple(ViewRow(r.name, r.agent, tuple(r.unary),
                                      tuple(f"{p}({r.name}, {o})" for p, o in r.relations)) for r in ev.rows)

@@ -127,3 +127,23 @@ def test_view_table_is_still_regrounded(cfg, run):
     assert [row.name for row in r.view] == [row.name for row in g.ego_view(2).rows]
     assert "re-grounded" in r.regrounded_note and "recorded" in r.recorded_note
     assert Inspector(cfg).report(run, 20, 2, recompute=False).view == ()
+
+
+def test_view_table_agrees_with_a_recorded_colliding_close_firing(cfg, run):
+    """The coin behind a recorded CollidingClose firing is not recorded, but the firing proves its value: the
+    re-grounded table shows that pair as the run saw it, whatever the re-grounding seed."""
+    ins = Inspector(cfg)
+    fired = run.array("fired")
+    witness = run.array("witness")
+    for k, i in zip(*np.nonzero(fired >= 0)):
+        clause = cfg.program.clauses[int(fired[k, i])]
+        if "CollidingClose" in str(clause) and run.agents.kinds[i] == Kind.PEDESTRIAN:
+            break
+    else:
+        pytest.fail("a pedestrian stopped for CollidingClose in the run")
+    k, i = int(k), int(i)
+    other = run.agents.names[int(witness[k, i, 0])]
+    for s in range(8):
+        r = ins.report(run, int(k), i, seed=s)
+        ego = next(row for row in r.view if row.agent == i)
+        assert f"CollidingClose({run.agents.names[i]}, {other})" in ego.relations, s
