@@ -18,8 +18,10 @@ from typing import Sequence
 import numpy as np
 
 from ..codes import ACTION_INDEX, ACTION_NAMES, Action
+from ..errors import RuleError
 from .decisions import Decisions, TaskCheck, task_violations
 from .grounding import Interpretation
+from .joins import plan_joins
 from .ontology import Ontology
 from .program import Program, TaskSection
 from .syntax import EGO, Clause
@@ -27,6 +29,15 @@ from .syntax import EGO, Clause
 __all__ = ["CompiledEngine", "TaskChecker", "check_task"]
 
 _A_TRUE = 8  # row of the action table that is constant true
+#: a many-variable clause is broadcast densely while (egos × K^variables) stays under this many truth values
+DENSE_LIMIT = 1 << 22
+#: the factorised evaluation refuses a clause whose largest join needs more truth values per ego than this
+#: (K^w for w linked variables and K entities in view; 2^25 = 32 Mi, e.g. K = 8 and w = 8)
+JOIN_LIMIT = 1 << 25
+#: clauses joining more variables at once are refused when the engine is built (no view could afford them)
+MAX_JOIN_WIDTH = 12
+#: variables besides X per clause (numpy arrays have at most 64 axes; witnesses are stored per variable)
+MAX_VARIABLES = 32
 
 
 class _Slots:
@@ -153,12 +164,19 @@ class _FlatGroup:
 
 class _WideClause:
     """A clause with two or more existential variables: broadcast over [E', K, ..., K] for the egos E' whose
-    ego-only literals hold."""
+    ego-only literals hold while that is small (:data:`DENSE_LIMIT`); otherwise evaluated variable by variable
+    (:mod:`core.logic.joins`, same answer) in ego chunks of bounded memory, or refused with a :class:`RuleError`
+    naming the clause when even that would exceed :data:`JOIN_LIMIT` truth values per ego."""
 
-    def __init__(self, row: int, lits: list[_Lit], nvars: int) -> None:
+    def __init__(self, row: int, lits: list[_Lit], nvars: int, clause: Clause, file: str | None) -> None:
         self.row = row
         self.lits = lits
         self.m = nvars
+        self.clause = clause
+        self.file = file
+        if nvars > MAX_VARIABLES:
+            raise self._refuse(f"clause {clause.label} has {nvars} variables besides X; the compiled engine "
+                               f"evaluates at most {MAX_VARIABLES}")
 
     def finalize(self, s0: int, s1: int) -> None:
         self.idx0 = np.array([lt.slot + (0 if lt.positive else s0) for lt in self.lits if lt.kind == "ego"]
@@ -170,6 +188,15 @@ class _WideClause:
                                                    if lt.kind == "var" and lt.axes == (i,)], dtype=np.int64)
                         for i in range(self.m)]
         self.pairs = [(lt.pred, lt.axes, lt.positive) for lt in self.lits if lt.kind == "pair"]
+        self.plan = plan_joins(self.m, [tuple(sorted(axes)) for _, axes, _ in self.pairs])  # type: ignore[misc]
+        if self.plan.width > MAX_JOIN_WIDTH:
+            raise self._refuse(f"clause {self.clause.label} links {self.plan.width} of its variables so that they "
+                               f"must be evaluated together; the compiled engine joins at most {MAX_JOIN_WIDTH} "
+                               f"(see docs/rules.md, 'Limits')")
+
+    def _refuse(self, message: str) -> RuleError:
+        pos = self.clause.pos
+        return RuleError(message, self.file, pos.line if pos else None, pos.col if pos else None)
 
     def evaluate(self, interp: Interpretation, t0: np.ndarray, t1: np.ndarray, acts: np.ndarray | None, s0: int,
              s1: int) -> tuple[np.ndarray, np.ndarray]:
@@ -183,6 +210,8 @@ class _WideClause:
         if len(rows) == 0:
             return ego, _minus_ones((e, m))
         r = len(rows)
+        if r * k ** m > DENSE_LIMIT:
+            return self._evaluate_joined(interp, t1, rows, e, k)
         acc: np.ndarray | None = None
         for i, idx in enumerate(self.per_var):  # each variable's domain mask and one-variable literals
             shape = [r] + [1] * m
@@ -209,6 +238,33 @@ class _WideClause:
         return body, wit
 
 
+    def _evaluate_joined(self, interp: Interpretation, t1: np.ndarray, rows: np.ndarray, e: int, k: int
+                         ) -> tuple[np.ndarray, np.ndarray]:
+        """The factorised evaluation (core/logic/joins.py) over ego chunks of at most JOIN_LIMIT values."""
+        cost = self.plan.cost(k)
+        if cost > JOIN_LIMIT:
+            raise self._refuse(f"clause {self.clause.label} needs {k}^{self.plan.width} = {cost} truth values per "
+                               f"agent ({self.plan.width} linked variables, {k} entities in view); the limit is "
+                               f"{JOIN_LIMIT} (see docs/rules.md, 'Limits')")
+        body = np.zeros(e, dtype=bool)
+        wit = _minus_ones((e, self.m))
+        chunk = max(1, JOIN_LIMIT // cost)
+        binary = {pred: interp.binary_local(pred) for pred, _, _ in self.pairs}
+        for start in range(0, len(rows), chunk):
+            part = rows[start:start + chunk]
+            unary = [t1[idx[:, None], part].all(axis=0) for idx in self.per_var]
+            tables = []
+            for pred, (i, j), positive in self.pairs:
+                b = binary[pred][part]
+                if i > j:
+                    b = b.transpose(0, 2, 1)
+                tables.append(b if positive else ~b)
+            b, w = self.plan.evaluate(unary, tables)
+            body[part] = b
+            wit[part] = w
+        return body, wit
+
+
 def _minus_ones(shape: tuple[int, ...], dtype: type = np.int64) -> np.ndarray:
     """``np.full(shape, -1)`` without its Python-level overhead (called several times per step)."""
     out = np.empty(shape, dtype=dtype)
@@ -219,7 +275,7 @@ def _minus_ones(shape: tuple[int, ...], dtype: type = np.int64) -> np.ndarray:
 class _ClauseSet:
     """A compiled list of clauses: flat group + wide clauses, results in list order."""
 
-    def __init__(self, clauses: Sequence[Clause], onto: Ontology, slots: _Slots) -> None:
+    def __init__(self, clauses: Sequence[Clause], onto: Ontology, slots: _Slots, file: str | None = None) -> None:
         self.clauses = list(clauses)
         self.ids = np.array([c.id for c in self.clauses], dtype=np.int64)
         self.nvars = max([len(c.variables) for c in self.clauses] + [0])
@@ -230,7 +286,7 @@ class _ClauseSet:
                 flat_rows.append(r)
                 flat_lits.append(lits)
             else:
-                self.wide.append(_WideClause(r, lits, len(c.variables)))
+                self.wide.append(_WideClause(r, lits, len(c.variables), c, file))
         self.flat = _FlatGroup(flat_rows, flat_lits) if flat_rows else None
 
     def finalize(self, s0: int, s1: int) -> None:
@@ -292,7 +348,7 @@ class CompiledEngine:
         no_act = [[lt for lt in ls if lt.kind != "act"] for ls in lits]
         flat_rows = [i for i, c in enumerate(clauses) if len(c.variables) <= 1]
         self.flat = _FlatGroup(flat_rows, [no_act[i] for i in flat_rows]) if flat_rows else None
-        self.wide = [_WideClause(i, no_act[i], len(c.variables)) for i, c in enumerate(clauses)
+        self.wide = [_WideClause(i, no_act[i], len(c.variables), c, program.file) for i, c in enumerate(clauses)
                      if len(c.variables) > 1]
         self.s0, self.s1 = len(self.slots.ego), len(self.slots.var)
         if self.flat is not None:
@@ -443,7 +499,7 @@ class TaskChecker:
         self.section = section
         self.slots = _Slots()
         clauses = section.clauses
-        self.set = _ClauseSet(clauses, section.ontology, self.slots) if clauses else None
+        self.set = _ClauseSet(clauses, section.ontology, self.slots, section.file) if clauses else None
         if self.set is not None:
             self.set.finalize(len(self.slots.ego), len(self.slots.var))
         self.v = max([len(c.variables) for c in clauses] + [0])

@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Iterator
 
 from ..errors import RuleError, SourcePos
 from .syntax import Atom, Literal
 
-__all__ = ["Token", "tokenize", "RawClause", "RawTask", "RawSection", "RawFile", "parse_raw", "MAIN_SECTION"]
+__all__ = ["Token", "tokenize", "iter_tokens", "check_rule_size", "MAX_RULE_CHARS", "RawClause", "RawTask", "RawSection", "RawFile", "parse_raw", "MAIN_SECTION"]
 
 #: Name of the implicit section of a file without ``#section`` directives.
 MAIN_SECTION = "main"
@@ -40,7 +41,12 @@ _TOKEN_RE = re.compile(r"""
   | (?P<punct>:-|\\\+|[(),.:=\#])
 """, re.VERBOSE)
 
-_MAX_TEXT = 5_000_000
+#: Longest rule text accepted (characters). Rule files are hand-written (the bundled ones are under 10 kB); a
+#: bigger text is refused before it is tokenised. Documented in docs/rules.md ("Limits").
+MAX_RULE_CHARS = 250_000
+#: Longest number literal in a directive (``reward=``): more digits than any meaningful reward, and far below
+#: what Python refuses to convert.
+MAX_NUMBER_CHARS = 40
 
 
 @dataclass(frozen=True)
@@ -58,11 +64,16 @@ class Token:
         return f"'{self.text}'"
 
 
-def tokenize(text: str, file: str | None = None) -> list[Token]:
-    """Split rule text into tokens (comments and whitespace dropped). Raises :class:`RuleError`."""
-    if len(text) > _MAX_TEXT:
-        raise RuleError(f"rule text too long ({len(text)} characters, limit {_MAX_TEXT})", file, 1, 1)
-    toks: list[Token] = []
+def check_rule_size(text: str, file: str | None = None) -> None:
+    """Refuse a rule text longer than :data:`MAX_RULE_CHARS` (RuleError at 1:1)."""
+    if len(text) > MAX_RULE_CHARS:
+        raise RuleError(f"rule text too long ({len(text)} characters; the limit is {MAX_RULE_CHARS})", file, 1, 1)
+
+
+def iter_tokens(text: str, file: str | None = None) -> Iterator[Token]:
+    """Tokens one by one (comments and whitespace dropped), ending with an ``eof`` token. Lazy, so a parser
+    reading it reports the first syntax error without tokenising the rest of the file."""
+    check_rule_size(text, file)
     line, line_start, i, n = 1, 0, 0, len(text)
     while i < n:
         m = _TOKEN_RE.match(text, i)
@@ -77,10 +88,32 @@ def tokenize(text: str, file: str | None = None) -> list[Token]:
             line += 1
             line_start = m.end()
         elif kind not in ("ws", "comment"):
-            toks.append(Token(kind, m.group(), line, col))
+            yield Token(kind, m.group(), line, col)
         i = m.end()
-    toks.append(Token("eof", "", line, i - line_start + 1))
-    return toks
+    yield Token("eof", "", line, i - line_start + 1)
+
+
+def tokenize(text: str, file: str | None = None) -> list[Token]:
+    """Split rule text into tokens (comments and whitespace dropped). Raises :class:`RuleError`."""
+    return list(iter_tokens(text, file))
+
+
+class _TokenStream:
+    """Tokens pulled from :func:`iter_tokens` as the parser reaches them (index access like a list; past the
+    end, the ``eof`` token)."""
+
+    def __init__(self, tokens: Iterator[Token]) -> None:
+        self._it = tokens
+        self._buf: list[Token] = []
+        self._done = False
+
+    def __getitem__(self, i: int) -> Token:
+        while len(self._buf) <= i and not self._done:
+            try:
+                self._buf.append(next(self._it))
+            except StopIteration:
+                self._done = True
+        return self._buf[min(i, len(self._buf) - 1)]
 
 
 @dataclass
@@ -120,7 +153,7 @@ def _unescape(s: str) -> str:
 
 
 class _Parser:
-    def __init__(self, toks: list[Token], file: str | None) -> None:
+    def __init__(self, toks: _TokenStream, file: str | None) -> None:
         self.toks = toks
         self.i = 0
         self.file = file
@@ -132,7 +165,7 @@ class _Parser:
         return self.toks[self.i]
 
     def peek(self, k: int = 1) -> Token:
-        return self.toks[min(self.i + k, len(self.toks) - 1)]
+        return self.toks[self.i + k]
 
     def error(self, msg: str, tok: Token | None = None) -> RuleError:
         t = tok or self.tok
@@ -222,6 +255,9 @@ class _Parser:
             self.take_punct("=", f"'=' after {key.text!r}")
             vtok = self.tok
             if vtok.kind == "number":
+                if len(vtok.text) > MAX_NUMBER_CHARS:
+                    raise self.error(f"number too long ({len(vtok.text)} characters; at most {MAX_NUMBER_CHARS})",
+                                     vtok)
                 value: object = float(vtok.text) if any(c in vtok.text for c in ".eE") else int(vtok.text)
             elif vtok.kind == "string":
                 value = _unescape(vtok.text)
@@ -314,4 +350,4 @@ def parse_raw(text: str, file: str | None = None) -> RawFile:
     """Parse rule text into a :class:`RawFile` (syntax only). Raises :class:`RuleError` with a position."""
     if not isinstance(text, str):
         raise RuleError("rule text must be a string", file)
-    return _Parser(tokenize(text, file), file).parse()
+    return _Parser(_TokenStream(iter_tokens(text, file)), file).parse()

@@ -25,7 +25,7 @@ import networkx as nx
 from ..codes import ACTION_NAMES
 from ..errors import RuleError, SourcePos
 from .ontology import Ontology
-from .parser import MAIN_SECTION, RawClause, RawFile, RawSection, RawTask, parse_raw
+from .parser import MAIN_SECTION, MAX_RULE_CHARS, RawClause, RawFile, RawSection, RawTask, parse_raw
 from .syntax import EGO, Clause, Literal, format_clause
 
 __all__ = ["Program", "TaskRule", "TaskSection", "RuleFile", "parse_program", "parse_rules", "load_rules",
@@ -33,6 +33,8 @@ __all__ = ["Program", "TaskRule", "TaskSection", "RuleFile", "parse_program", "p
 
 #: The section whose clauses are SPF task rules.
 TASK_SECTION = "task"
+#: Largest task-rule reward magnitude (sums of rewards over long episodes stay exact floats).
+MAX_REWARD = 1e9
 
 
 def _err(msg: str, file: str | None, pos: SourcePos | None) -> RuleError:
@@ -331,6 +333,8 @@ def _task_section(sec: RawSection, onto: Ontology, file: str | None) -> TaskSect
         reward, rpos = opts["reward"]
         if not isinstance(reward, (int, float)):
             raise _err("reward must be a number", file, rpos)
+        if not abs(reward) <= MAX_REWARD:  # also catches inf and nan (1e400 reads as inf)
+            raise _err(f"reward must lie within -{MAX_REWARD:g}..{MAX_REWARD:g}", file, rpos)
         dead, dpos = opts.get("dead", ("false", None))
         if dead not in ("true", "false"):
             raise _err("dead must be true or false", file, dpos)
@@ -389,11 +393,26 @@ def load_rules(path: str | Path, ontology: Ontology) -> RuleFile:
     """Load a ``.rules`` file."""
     p = Path(path)
     try:
+        size = p.stat().st_size
+        if size > 4 * MAX_RULE_CHARS:  # refused before reading: even 4-byte characters would be too many
+            raise RuleError(f"rule file too large ({size} bytes; the limit is {MAX_RULE_CHARS} characters)", p, 1, 1)
         text = p.read_text(encoding="utf-8-sig")  # a byte-order mark (Windows editors) is not part of the text
     except FileNotFoundError:
         raise RuleError("file not found", p) from None
     except IsADirectoryError:
         raise RuleError("is a folder, not a rule file", p) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RuleError(f"cannot read file: {exc}", p) from None
+    except UnicodeDecodeError as exc:
+        raise _decode_error(p, exc) from None
+    except OSError as exc:
+        raise RuleError(f"cannot read file: {exc.strerror or exc}", p) from None
     return parse_rules(text, ontology, str(p))
+
+
+def _decode_error(path: Path, exc: UnicodeDecodeError) -> RuleError:
+    """A UTF-8 decoding error located at its line and column (counted in the bytes before the bad one)."""
+    data = exc.object if isinstance(exc.object, bytes) else b""
+    before = data[:exc.start]
+    line = before.count(b"\n") + 1
+    col = len(before[before.rfind(b"\n") + 1:].decode("utf-8", "replace")) + 1
+    return RuleError(f"not UTF-8 text: byte 0x{data[exc.start]:02x} cannot be decoded" if exc.start < len(data)
+                     else "not UTF-8 text", path, line, col)

@@ -32,6 +32,7 @@ import numpy as np
 import z3
 
 from ..codes import ACTION_INDEX, ACTION_NAMES
+from ..errors import RuleError
 from .decisions import Decisions
 from .grounding import Interpretation
 from .program import Program
@@ -76,6 +77,24 @@ class _Model:
             z3.Z3_dec_ref(self.cref, out[0])
 
 
+#: the z3 template expands every clause into one disjunct per binding (K^m for m variables and K entities in
+#: view); beyond this many disjuncts in one template the step is refused instead of exhausting memory
+MAX_BINDINGS = 1 << 20
+
+
+def _check_template_size(program: Program, k: int) -> None:
+    """Refuse (RuleError at the largest clause's line) a template of more than MAX_BINDINGS disjuncts."""
+    sizes = [(k ** len(c.variables), c) for c in program.clauses]
+    if sum(n for n, _ in sizes) <= MAX_BINDINGS:
+        return
+    n, c = max(sizes, key=lambda t: t[0])
+    pos = c.pos
+    raise RuleError(f"clause {c.label} has {k}^{len(c.variables)} = {n} bindings of its {len(c.variables)} variables "
+                    f"over {k} entities in view; the z3 engine expands at most {MAX_BINDINGS} per step (use the "
+                    f"compiled engine, which evaluates linked variables in groups; see docs/rules.md, 'Limits')",
+                    program.file, pos.line if pos else None, pos.col if pos else None)
+
+
 class _Template:
     """The grounded completion of a program for domain size K, in one solver."""
 
@@ -113,6 +132,7 @@ class _Template:
                 binds.append(binding)
             return out, binds
 
+        _check_template_size(program, k)
         s = z3.Solver(ctx=ctx)
         s.set("model.compact", False)  # model compaction costs more than the tiny models it saves
         if timeout_ms:
