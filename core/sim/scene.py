@@ -75,9 +75,11 @@ class SceneAgent:
         # plain tuples keep the dataclass hashable and comparable (numpy arrays are neither)
         if self.path is not None and not isinstance(self.path, tuple):
             try:
-                cells = tuple((int(r), int(c)) for r, c in np.asarray(self.path).tolist())
+                arr = np.asarray(self.path)
+                ok = arr.ndim == 2 and arr.shape[1] == 2 and np.issubdtype(arr.dtype, np.integer)
+                cells = tuple((int(r), int(c)) for r, c in arr.tolist()) if ok else self.path
             except (TypeError, ValueError):
-                cells = self.path  # left as given; scene_check reports it
+                cells = self.path  # left as given (e.g. ragged, floats); scene_check reports it
             object.__setattr__(self, "path", cells)
         for name in ("position", "goal"):
             value = getattr(self, name)

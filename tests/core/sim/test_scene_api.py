@@ -139,6 +139,8 @@ def test_errors_name_the_agent_and_change_nothing(cfg):
         ({"kind": "pedestrian" if car0 else "car"}, "the scene says"),
         ({"id": 999}, "keeps its agents"),
         ({"path_index": 3, "path": None}, "needs a path"),
+        ({"path": [[float(r) + 0.5, float(c)] for r, c in path], "path_index": None}, "integer cells"),
+        ({"path": [[1, 2], [3]], "path_index": None}, "integer cells"),
     ]
     before = capture_scene(sim)
     rng_before = sim.rng.bit_generator.state
