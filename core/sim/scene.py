@@ -210,7 +210,8 @@ def apply_scene(sim, scene: Scene, *, seed: int | None = None) -> None:
     Everything is checked before anything changes: on a :class:`SceneError` the simulation is left as it was.
     The random generator is set first — from ``scene.rng_state``, else re-seeded with ``seed``, else left
     alone — and then draws whatever the scene leaves open (starts, goals). The scene becomes step 0 of a new
-    recording (its meta says ``"start": "scene"``), because the old history does not lead to it.
+    recording (its meta says ``"start": "scene"``), because the old history does not lead to it. Like stepping,
+    call it from the thread that drives ``sim`` (the studio: its simulation worker).
     """
     n = len(sim.agents)
     if len(scene.agents) != n:
