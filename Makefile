@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test bench venv clean
+.PHONY: run test bench fuzz venv clean
 
 $(STAMP): requirements.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -22,8 +22,13 @@ run: $(STAMP)
 test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q $(PYTEST_ARGS)
 
+# Loader fuzzing (not part of `make test`, which runs a small fixed-seed slice): >= 10,000 mutated inputs per loader
+# family, reproducers and report in fuzz-out/ (docs/fuzzing.md). E.g. make fuzz FUZZ_ARGS="--inputs 2000 --jobs 2".
+fuzz: $(STAMP)
+	$(PY) -m tools.fuzz $(FUZZ_ARGS)
+
 bench: $(STAMP)
 	for b in bench/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis fuzz-out

@@ -100,10 +100,12 @@ def _mlp_from_arrays(arrays: dict[str, np.ndarray], path: Path, obs_size: int | 
     import re
 
     names = sorted(arrays)
-    bad = [n for n in names if not re.fullmatch(r"[Wb](0|[1-9][0-9]*)", n)]
+    # layer numbers have at most 6 digits: a name of thousands of digits is refused here, before int() (which
+    # raises ValueError beyond 4300 digits) or range(int(...)) could be reached
+    bad = [n for n in names if not re.fullmatch(r"[Wb](0|[1-9][0-9]{0,5})", n)]
     if bad:
-        raise PolicyError(f"unexpected array {bad[0]!r} in the {kind} policy (it holds only the MLP arrays W0, b0, "
-                          f"W1, b1, ...: weights [in, out], biases [out])", path)
+        raise PolicyError(f"unexpected array {bad[0]!r:.60} in the {kind} policy (it holds only the MLP arrays W0, "
+                          f"b0, W1, b1, ... up to 6-digit layer numbers: weights [in, out], biases [out])", path)
     count = sum(1 for n in names if n.startswith("W"))
     if count == 0:
         raise PolicyError(f"a {kind} policy needs arrays W0, b0, W1, b1, ... (an MLP: weights [in, out], biases "
@@ -111,7 +113,7 @@ def _mlp_from_arrays(arrays: dict[str, np.ndarray], path: Path, obs_size: int | 
     have = {int(n[1:]) for n in names if n.startswith("W")}
     for n in names:
         if int(n[1:]) >= count:
-            gap = min(set(range(int(n[1:]))) - have, default=None)
+            gap = min(set(range(count + 1)) - have)  # some layer below count is missing: one index >= count
             what = f"W{int(n[1:])} without W{gap}" if n.startswith("W") else f"{n} without W{n[1:]}"
             raise PolicyError(f"array {n} does not belong to a layer ({what}; layers must be W0..W{count - 1})",
                               path)
@@ -191,6 +193,9 @@ def _read_npz(path: Path) -> dict[str, np.ndarray]:
             for k in z.files:
                 try:
                     arrays[k] = z[k]
+                    if not isinstance(arrays[k], np.ndarray):   # numpy returns a member that is no .npy as bytes
+                        raise PolicyError(f"member {k!r} of the archive is not a .npy array (numpy.savez writes "
+                                          f"W0.npy, b0.npy, ...)", path)
                 except ValueError as exc:
                     if "pickle" in str(exc).lower():
                         raise PolicyError(f"array {k!r} holds Python objects (pickled data), which are never "
