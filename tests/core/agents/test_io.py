@@ -188,3 +188,11 @@ def test_reference_duplicate_ids():
     with pytest.raises(ConfigError, match="duplicate agent Car_1") as info:
         reference_agents_from_text(text, "ref.yaml")
     assert info.value.line == 19
+
+
+def test_huge_priority_is_a_located_error():
+    text = "version: 1\nagents:\n- {type: Car, id: 1, priority: 3000000000}\n- {type: Pedestrian, id: 1}\n"
+    with pytest.raises(ConfigError) as ei:
+        loads_agent_set(text, "agents.yaml")
+    assert ei.value.file == "agents.yaml" and ei.value.line == 3 and "at most 1000000" in ei.value.message
+    loads_agent_set(text.replace("3000000000", "1000000"), "agents.yaml")

@@ -1,5 +1,5 @@
-"""Damaged episode files (meta.json fields, cells off the map, a folder given as the file) and episode sets
-(meta fields, the documented 'outside the map' message) give one clear error naming the file, never a crash."""
+"""Damaged episode files (meta.json fields, cells off the map, a folder given as the file) give one clear error
+naming the file, never a crash (episode-set files: tests/core/tasks/test_spf_episodes.py)."""
 from __future__ import annotations
 
 import io
@@ -16,11 +16,8 @@ from core.sim.config import load_mode
 from core.sim.episode import load_episode
 from core.sim.simulation import Simulation
 from core.tasks import spf_episodes
-from core.tasks.archive import read_archive, write_archive
-from core.tasks.spf_episodes import default_episode_path, load_episode_set
-from core.tasks.spf_settings import load_spf_mode
+from core.tasks.archive import read_archive
 from tests.support.paths import ROOT
-
 
 
 @pytest.fixture(scope="module")
@@ -114,46 +111,3 @@ def test_a_folder_given_as_a_file_is_reported(tmp_path, capsys):
     assert f"{tmp_path}: is a folder" in capsys.readouterr().err
     with pytest.raises(EpisodeFileError, match="is a folder"):
         read_archive(tmp_path, spf_episodes.FORMAT, spf_episodes.VERSION)
-
-
-# ---- episode sets ------------------------------------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def shipped_easy_val():
-    return read_archive(default_episode_path(load_spf_mode("easy", "val")), spf_episodes.FORMAT,
-                        spf_episodes.VERSION)
-
-
-def edited_set(tmp_path, shipped, edit, name="edited.npz") -> Path:
-    arrays, meta = shipped
-    arrays = {k: v.copy() for k, v in arrays.items()}
-    meta = json.loads(json.dumps(meta))
-    edit(arrays, meta)
-    return write_archive(tmp_path / name, arrays, meta, spf_episodes.FORMAT, spf_episodes.VERSION)
-
-
-@pytest.mark.parametrize("edit, expect", [
-    # only the position is moved (its path cell is not): the documented message, not a path mismatch
-    (lambda a, m: a["positions"].__setitem__((3, 0), (3000, 3000)),
-     "array positions, episode 3, agent 0 (Car_1): cell (3000, 3000) is outside the 241×241 map"),
-    (lambda a, m: a["positions"].__setitem__((3, 1), (-1, 5)), "cell (-1, 5) is outside the 241×241 map"),
-    (lambda a, m: m.__setitem__("agents", 5), "meta.json field 'agents' must be a list of names"),
-    (lambda a, m: m.__setitem__("agents", m["agents"][:3]), "meta.json field 'agents' names 3 agents"),
-    (lambda a, m: m.pop("agents"), "field 'agents' (the agent names) is missing"),
-    (lambda a, m: m.__setitem__("num_episodes", "40"), "field 'num_episodes' is '40'"),
-])
-def test_episode_set_meta_and_cells(tmp_path, shipped_easy_val, edit, expect):
-    p = edited_set(tmp_path, shipped_easy_val, edit)
-    with pytest.raises(EpisodeFileError) as ei:
-        load_episode_set(load_spf_mode("easy", "val"), p)
-    assert ei.value.file == str(p) and expect in ei.value.message, ei.value.message
-
-
-def test_spf_eval_reports_bad_episode_set_meta(tmp_path, shipped_easy_val, capsys):
-    p = edited_set(tmp_path, shipped_easy_val, lambda a, m: m.__setitem__("agents", 5))
-    rc = run_cli(["spf", "eval", "--policy", "oracle", "--mode", "easy", "--split", "val", "--episodes", "1",
-                  "--episode-file", str(p), "--quiet"])
-    assert rc == 1 and f"{p}: meta.json field 'agents'" in capsys.readouterr().err
-    rc = run_cli(["spf", "eval", "--policy", "oracle", "--mode", "easy", "--split", "val", "--episodes", "1",
-                  "--episode-file", str(tmp_path), "--quiet"])
-    assert rc == 1 and "is a folder" in capsys.readouterr().err
