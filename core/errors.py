@@ -62,6 +62,16 @@ class EpisodeFileError(LogiCityError):
     """An episode / dataset / demonstration file that cannot be read."""
 
 
+def decode_error_location(exc: UnicodeDecodeError) -> tuple[int, int]:
+    """1-based (line, column) of the byte a UTF-8 decoder refused, counted in the text decoded before it, so a
+    file that is not UTF-8 is reported at ``file:line:col`` like every other input error."""
+    data = bytes(exc.object)
+    before = data[:exc.start]
+    line = before.count(b"\n") + 1
+    col = len(before[before.rfind(b"\n") + 1:].decode("utf-8", "replace")) + 1
+    return line, col
+
+
 @dataclass(frozen=True)
 class SourcePos:
     """A position in a source file (1-based line and column)."""

@@ -174,8 +174,10 @@ def read_npy_header(fh: IO[bytes], name: str, path: Path, cls: type[LogiCityErro
                               f"{version[0]}.{version[1]} (1.0 or 2.0 expected)", path)
     except LogiCityError:
         raise
-    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError, OverflowError, EOFError,
-            struct.error) as exc:
+    except OSError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - numpy's header parser raises ValueError, SyntaxError,
+        # tokenize.TokenError, RecursionError, ... for crafted header text; all mean "not a plain .npy"
         raise _error(cls, f"member {name} is not a plain .npy array: {_short(exc)}", path) from None
     if not isinstance(dtype, np.dtype) or dtype.fields is not None or dtype.subdtype is not None \
             or dtype.kind not in PLAIN_KINDS:

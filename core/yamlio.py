@@ -12,7 +12,7 @@ from typing import Any, Iterable
 
 import yaml
 
-from .errors import ConfigError
+from .errors import ConfigError, decode_error_location
 
 __all__ = ["LocatedDict", "LocatedList", "load_yaml", "loads_yaml", "dump_yaml", "expect", "yaml_type_name"]
 
@@ -66,7 +66,7 @@ class LocatedList(list):
 #: How many values aliases (``*name``) and merge keys (``<<:``) may add to a document beyond the values written
 #: in it. Legitimate configs reuse a few blocks; nested aliases can otherwise expand exponentially ("billion
 #: laughs": a few hundred bytes that would take minutes and gigabytes to build).
-MAX_ALIAS_EXPANSION = 100_000
+MAX_ALIAS_EXPANSION = 10_000
 
 
 def _distinct_nodes(root: yaml.Node) -> int:
@@ -155,6 +155,57 @@ class _Builder:
             raise ConfigError(f"invalid YAML value {node.value!r}: {exc}", self.file, line, col) from None
 
 
+#: Longest YAML text accepted (characters). Configuration files are hand-written or small generated maps (the
+#: bundled ones are under 15 kB); PyYAML composes pure-Python at roughly 100-300 kB/s, so this bounds the wait for
+#: any answer to a few seconds. Documented in docs/formats.md.
+MAX_YAML_CHARS = 1_000_000
+#: Deepest nesting of YAML collections accepted (the formats nest at most 4 levels); deeper is refused at the
+#: line and column where the limit is crossed, before Python's recursion limit is reached.
+MAX_YAML_DEPTH = 100
+
+
+def _depth_loader(fname: str | None) -> type:
+    """A SafeLoader subclass whose composer refuses nesting deeper than :data:`MAX_YAML_DEPTH`, located."""
+
+    class _Loader(yaml.SafeLoader):
+        _depth = 0
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            self._depth += 1
+            try:
+                if self._depth > MAX_YAML_DEPTH:
+                    mark = self.peek_event().start_mark
+                    raise ConfigError(f"YAML nesting is too deep (more than {MAX_YAML_DEPTH} levels)", fname,
+                                      mark.line + 1, mark.column + 1)
+                return super().compose_node(parent, index)
+            finally:
+                self._depth -= 1
+
+        def compose_mapping_node(self, anchor: Any) -> yaml.MappingNode:
+            """PyYAML's composer, plus: a repeated text key is refused as soon as it is read (the builder
+            would find it only after composing the whole file)."""
+            start = self.get_event()
+            tag = start.tag
+            if tag is None or tag == "!":
+                tag = self.resolve(yaml.MappingNode, None, start.implicit)
+            node = yaml.MappingNode(tag, [], start.start_mark, None, flow_style=start.flow_style)
+            if anchor is not None:
+                self.anchors[anchor] = node
+            seen: set[str] = set()
+            while not self.check_event(yaml.MappingEndEvent):
+                key = self.compose_node(node, None)
+                if isinstance(key, yaml.ScalarNode) and key.tag == "tag:yaml.org,2002:str":
+                    if key.value in seen:
+                        raise ConfigError(f"duplicate key {key.value!r}", fname, key.start_mark.line + 1,
+                                          key.start_mark.column + 1)
+                    seen.add(key.value)
+                node.value.append((key, self.compose_node(node, key)))
+            node.end_mark = self.get_event().end_mark
+            return node
+
+    return _Loader
+
+
 #: What is most likely missing when PyYAML gives up inside one of these constructs.
 _MISSING = {"flow sequence": "a closing ']'", "flow mapping": "a closing '}'", "quoted scalar": "a closing quote"}
 
@@ -178,9 +229,11 @@ def _context_note(context: str, start: Any, problem: Any) -> str:
 def loads_yaml(text: str, file: str | Path | None = None) -> Any:
     """Parse YAML text safely, returning Located containers. Raises :class:`ConfigError` with a position."""
     fname = str(file) if file is not None else None
+    if len(text) > MAX_YAML_CHARS:
+        raise ConfigError(f"YAML text too long ({len(text)} characters; the limit is {MAX_YAML_CHARS})", fname, 1, 1)
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except RecursionError:
+        node = yaml.compose(text, Loader=_depth_loader(fname))
+    except RecursionError:  # pragma: no cover - the depth limit stops nesting first
         raise ConfigError("YAML nesting is too deep", fname) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -216,13 +269,21 @@ def load_yaml(path: str | Path) -> Any:
     """Read and safely parse a YAML file (see :func:`loads_yaml`)."""
     p = Path(path)
     try:
+        size = p.stat().st_size
+        if size > 4 * MAX_YAML_CHARS:  # refused before reading: even 4-byte characters would be too many
+            raise ConfigError(f"YAML file too large ({size} bytes; the limit is {MAX_YAML_CHARS} characters)", p,
+                              1, 1)
         text = p.read_text(encoding="utf-8-sig")  # a byte-order mark (Windows editors) is not part of the text
     except FileNotFoundError:
         raise ConfigError("file not found", p) from None
     except IsADirectoryError:
         raise ConfigError("is a folder, not a file", p) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read file: {exc}", p) from None
+    except UnicodeDecodeError as exc:
+        line, col = decode_error_location(exc)
+        raise ConfigError(f"not UTF-8 text: byte 0x{exc.object[exc.start]:02x} cannot be decoded", p, line,
+                          col) from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read file: {exc.strerror or exc}", p) from None
     return loads_yaml(text, p)
 
 

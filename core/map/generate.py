@@ -19,7 +19,7 @@ import numpy as np
 from ..codes import BUILDING_CODES
 from .layers import derive_layers
 from .model import Building, CityMap, Street
-from .validate import MIN_TRAFFIC_WIDTH, validate_city
+from .validate import MAX_BLOCK_ID, MAX_MAP_SIDE, MIN_TRAFFIC_WIDTH, validate_city
 
 __all__ = ["generate_city", "REFERENCE_MIX", "lot_sizes"]
 
@@ -84,6 +84,10 @@ def generate_city(seed: int, blocks: tuple[int, int] = (5, 5), block_size: int |
 
     pitch_r, pitch_c = tw + 2 * ww + bh, tw + 2 * ww + bw
     height, width = tw + n_rows * pitch_r, tw + n_cols * pitch_c
+    if height > MAX_MAP_SIDE or width > MAX_MAP_SIDE:  # checked before any street or lot is built
+        raise ValueError(f"the city would be {height}x{width} cells; at most {MAX_MAP_SIDE} per side")
+    if n_rows * n_cols > MAX_BLOCK_ID:
+        raise ValueError(f"{n_rows}x{n_cols} blocks is more than the {MAX_BLOCK_ID} block ids a city can hold")
     streets: list[Street] = []
     for k in range(max(n_rows, n_cols) + 1):            # border and inner traffic streets, V then H
         if k <= n_cols:

@@ -60,6 +60,8 @@ def _rect(r0: int, c0: int, rows: int, cols: int) -> str:
 
 #: Largest map side accepted (a 4096² city already needs ~200 MB of derived layers and lane data).
 MAX_MAP_SIDE = 4096
+#: Largest building block id (the block layer stores ids as int16).
+MAX_BLOCK_ID = 32767
 
 
 def check_spec(height: int, width: int, streets: Sequence[Street], buildings: Sequence[Building],
@@ -97,8 +99,8 @@ def check_spec(height: int, width: int, streets: Sequence[Street], buildings: Se
                                   f"{', '.join(BUILDING_CODES)})")
         if b.rows < 1 or b.cols < 1:
             raise loc.building(i, f"size must be at least 1x1, got {b.rows}x{b.cols}")
-        if b.block < 1:
-            raise loc.building(i, f"block id must be a positive integer, got {b.block}")
+        if not 1 <= b.block <= MAX_BLOCK_ID:  # the block layer is int16
+            raise loc.building(i, f"block id must be an integer 1..{MAX_BLOCK_ID}, got {b.block}")
         if b.row < 0 or b.col < 0 or b.row + b.rows > height or b.col + b.cols > width:
             raise loc.building(i, f"{b.kind} covering {_rect(b.row, b.col, b.rows, b.cols)} lies outside the "
                                   f"{height}x{width} map")

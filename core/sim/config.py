@@ -55,8 +55,13 @@ class SimConfig:
 
 def _resolve(base: Path, d: LocatedDict, key: str) -> Path:
     rel = expect(d, key, str)
-    p = (base / rel).resolve()
-    if not p.exists():
+    try:
+        p = (base / rel).resolve()
+        exists = p.exists()
+    except (OSError, ValueError) as exc:  # a name longer than the file system allows, a NUL character, ...
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise d.error(f"{key} names a file that cannot be opened ({why}): {rel!r:.120}", key) from None
+    if not exists:
         raise d.error(f"{key} file not found: {rel} (resolved to {p})", key)
     return p
 

@@ -100,7 +100,7 @@ def parse_spf_block(block, source: str | None = None) -> SPFSettings:
     ev = expect(block, "eval_actions", list, required=False, default=["Stop"])
     eval_actions = []
     for i, name in enumerate(ev):
-        if name not in ACTION_INDEX:
+        if not isinstance(name, str) or name not in ACTION_INDEX:  # e.g. [[Stop]]: a list is no action name
             raise ev.error(f"unknown action {name!r} in eval_actions (actions: {', '.join(ACTION_NAMES)})", i) \
                 if hasattr(ev, "error") else ConfigError(f"unknown action {name!r}", source)
         eval_actions.append(ACTION_INDEX[name])
@@ -168,8 +168,13 @@ def mode_path(mode: str | Path) -> Path:
     if isinstance(mode, str) and mode in MODES:
         return ROOT / "configs" / "modes" / f"spf_{mode}.yaml"
     p = Path(mode)
-    if not p.exists():
-        raise ConfigError(f"unknown SPF mode {str(mode)!r} (modes: {', '.join(MODES)}, or a mode file path)")
+    try:
+        exists = p.exists()
+    except (OSError, ValueError) as exc:  # a name longer than the file system allows, a NUL character, ...
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ConfigError(f"SPF mode file cannot be opened ({why}): {str(mode)!r:.120}") from None
+    if not exists:
+        raise ConfigError(f"unknown SPF mode {str(mode)!r:.200} (modes: {', '.join(MODES)}, or a mode file path)")
     return p
 
 
@@ -187,6 +192,9 @@ def load_spf_mode(mode: str | Path, split: str = "train") -> SPFMode:
         return hit
     cfg = load_mode(path, agents_split=split)
     settings = parse_spf_block(cfg.extra.get("spf"), str(path))
+    if split not in settings.splits:
+        raise cfg.extra["spf"].error(f"the SPF mode has no split {split!r} (splits: "
+                                     f"{', '.join(settings.splits) or 'none'})", "splits")
     ss = settings.split(split)
     cfg = dataclasses.replace(cfg, agent_region=ss.agent_region if ss.agent_region is not None else cfg.agent_region)
     table = cfg.agents.table()

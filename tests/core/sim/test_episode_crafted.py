@@ -268,3 +268,12 @@ def test_mutated_episodes_only_raise_episode_file_errors(tmp_path, members, seed
             ep.remaining_path(k, a)
     if ep.num_steps:
         ep.step_record(0)
+
+
+def test_truncated_npy_header_text(tmp_path, members):
+    """Header text cut inside the dict: numpy's parser raised tokenize.TokenError (found by the fuzz suite)."""
+    m = dict(members)
+    data = m["path_index.npy"]
+    text = b"{'descr': '<i4', 'fortran_order"
+    m["path_index.npy"] = data[:8] + len(text).to_bytes(2, "little") + text
+    assert "path_index.npy is not a plain .npy array" in str(load_bytes(tmp_path, build(m)))
