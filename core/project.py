@@ -517,8 +517,8 @@ def save_project(project: Project, root: str | Path | None = None, episode: Any 
 
     # write: journal, new files, then the manifest (the commit)
     created = [name for name, _ in writes]
-    begin_save(root, created, obsolete, text.encode("utf-8"))
     try:
+        begin_save(root, created, obsolete, text.encode("utf-8"))
         for name, write in writes:
             write(root / name)
         atomic_write_text(root / MANIFEST, text)   # the commit
