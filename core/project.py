@@ -513,7 +513,8 @@ def save_project(project: Project, root: str | Path | None = None, episode: Any 
     now_used = set(parts.values()) | {e.file for e in entries}
     _refuse_bad_names(root, {**{f: f"the {role} file" for role, f in parts.items()},
                              **{e.file: f"episode file of {e.name!r}" for e in entries}}, "cannot save")
-    obsolete = {f for f in old_files if normalise(f) not in {normalise(u) for u in now_used}}
+    kept = {normalise(u).casefold() for u in now_used}   # casefolded: on a case-insensitive disk Map.yaml is map.yaml
+    obsolete = {f for f in old_files if normalise(f).casefold() not in kept}
 
     # write: journal, new files, then the manifest (the commit)
     created = [name for name, _ in writes]

@@ -375,3 +375,13 @@ def test_a_failed_save_removes_the_files_it_wrote(config, short_run, other, monk
         save_project(p, other, episode=short_run, replace=True)
     assert [Path(c).name for c in calls] == ["map-2.yaml", "mode-2.yaml"]   # map-2.yaml was written
     assert _files(other) == before and p.root is None
+
+
+def test_a_replaced_name_differing_only_in_case_from_a_kept_file_is_not_deleted(config, other):
+    """On a case-insensitive disk ``Map.yaml`` of the old manifest is the new project's ``map.yaml``."""
+    text = (other / "mode.yaml").read_text()
+    (other / "Map.yaml").write_bytes((other / "map.yaml").read_bytes())
+    (other / "mode.yaml").write_text(text.replace("map: map.yaml", "map: Map.yaml"))
+    save_project(new_project(config, name="New"), other, replace=True)
+    assert (other / "Map.yaml").exists() and (other / "map.yaml").exists()
+    assert load_project(other).name == "New"
