@@ -84,7 +84,7 @@ class JobError:
         if isinstance(exc, LogiCityError):
             return cls(kind, str(exc), component)
         if isinstance(exc, MemoryError):
-            return cls(kind, "out of memory", component)
+            return cls(kind, str(exc) or "out of memory", component)
         details = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
         return cls(kind, f"{type(exc).__name__}: {exc}", component, details)
 

@@ -10,7 +10,8 @@ asks "Save this run as a demonstration?" (Save / Discard / Cancel; tests pre-ans
 The session (:class:`core.tasks.spf_session.PlaySession`) runs in the GUI thread: one SPF step takes about a
 millisecond, far below a key press.
 
-Hooked into the main window by :func:`install` (an entry of its Simulation menu); ``python -m app.spf_play`` opens it alone.
+Opened from the main window's Simulation menu through an :class:`SPFLauncher` (its action and the window it opens);
+``python -m app.spf_play`` opens it alone.
 """
 from __future__ import annotations
 
@@ -274,32 +275,37 @@ class SPFPlayWindow(QtWidgets.QMainWindow):
         ev.accept()
 
 
-def install(window: QtWidgets.QMainWindow) -> QtGui.QAction:
-    """Add "Safe Path Following: drive the ego car…" to ``window``'s Simulation menu (a Tasks menu when the
-    window has none)."""
-    bar = window.menuBar()
-    menu = next((a.menu() for a in bar.actions() if a.text().replace("&", "") == "Simulation" and a.menu()), None)
-    if menu is None:
-        menu = bar.addMenu("&Tasks")
-    else:
-        menu.addSeparator()
-    act = menu.addAction("Safe Path Following: drive the ego car…")
-    act.setShortcut(QtGui.QKeySequence("Ctrl+Shift+F"))
-    act.setStatusTip("Play an SPF evaluation episode with keys 1–4 and save it as a demonstration")
+class SPFLauncher(QtCore.QObject):
+    """The Simulation menu's "Safe Path Following: drive the ego car…" entry and the window it opens (created on
+    first use, then shown again). The main window adds :attr:`action` to its menu and asks :meth:`close_window`
+    when it quits; nothing is set on the main window."""
 
-    def open_window() -> None:
-        win = getattr(window, "spf_play_window", None)
-        if win is None:
-            win = SPFPlayWindow()
-            win.resize(1280, 800)
-            window.spf_play_window = win
-        win.show()
-        win.raise_()
-        win.activateWindow()
+    def __init__(self, parent: QtCore.QObject | None = None) -> None:
+        super().__init__(parent)
+        self.window: SPFPlayWindow | None = None
+        self.action = QtGui.QAction("Safe Path Following: drive the ego car…", self)
+        self.action.setShortcut(QtGui.QKeySequence("Ctrl+Shift+F"))
+        self.action.setStatusTip("Play an SPF evaluation episode with keys 1–4 and save it as a demonstration")
+        self.action.triggered.connect(self.open)
 
-    act.triggered.connect(open_window)
-    window.spf_play_action = act
-    return act
+    def open(self) -> "SPFPlayWindow":
+        if self.window is None:
+            self.window = SPFPlayWindow()
+            self.window.resize(1280, 800)
+        self.window.show()
+        self.window.raise_()
+        self.window.activateWindow()
+        return self.window
+
+    def close_window(self, discard: bool = False) -> bool:
+        """Close the SPF window (asking its "Save this run?"; ``discard`` answers Discard). False when the user
+        cancelled and the window stays open."""
+        w = self.window
+        if w is None or not w.isVisible():
+            return True
+        if discard:
+            w.answers.setdefault("unsaved_run", "discard")
+        return bool(w.close())
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -326,6 +326,12 @@ class MapView(pg.GraphicsView):
         self.icon_item.setImage(frame.image, autoLevels=False, levels=(0, 255))
         self.icon_item.setRect(QtCore.QRectF(0, 0, self.city.width, self.city.height))
 
+    def reload_icons(self, semantic: str, library) -> None:
+        """The accepted icons of ``semantic`` changed in ``library`` (e.g. the Render panel accepted one): use them at
+        once. Before the icon art was first drawn there is nothing to do (the renderer reads the library then)."""
+        if self._renderer is not None:
+            self.set_icon_set(self._renderer.icons.reload(semantic, library))
+
     def set_icon_set(self, icons) -> None:
         """Use new icon art (e.g. after the render dock accepted an icon)."""
         if self._renderer is not None:

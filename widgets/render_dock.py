@@ -1,15 +1,20 @@
 """Render dock: generate icons with a local diffusion model, review them, accept or reject them.
 
-Self-contained: give it an :class:`IconLibrary`; it emits ``iconsChanged(semantic)`` whenever the accepted icons
-of a semantic change, so the map view can reload them at once (``IconSet.reload`` + ``Renderer.set_icons``).
-Generation runs in :class:`app.icongen_worker.IconGenJob` (a QThread) with per-step progress and Cancel; every
-finished image is saved with its sidecar before it appears, so nothing is lost on cancel.
+Give it an :class:`IconLibrary`; it emits ``iconsChanged(semantic)`` whenever the accepted icons of a semantic
+change, so the map view can reload them at once (``IconSet.reload`` + ``Renderer.set_icons``).
+
+A view, not a runner: Generate emits ``generateRequested(IconGenOrder)`` and Cancel ``cancelRequested()``; whoever
+runs generation (the studio's :class:`app.icongen_worker.IconGenController`, on the job runner) answers through
+:meth:`RenderDock.generation_started`, :meth:`show_progress`, :meth:`show_status`, :meth:`add_image` and
+:meth:`generation_finished`. Every finished image is saved with its sidecar before it appears, so nothing is lost on
+cancel.
 """
 from __future__ import annotations
 
 import html
 import re
 import secrets
+from dataclasses import dataclass
 
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QPainter
@@ -17,7 +22,6 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog
                                QLabel, QLineEdit, QPlainTextEdit, QProgressBar, QPushButton, QScrollArea,
                                QSizePolicy, QSpinBox, QTabWidget, QVBoxLayout, QWidget)
 
-from app.icongen_worker import WAITING_MESSAGE, IconGenJob, IconGenWorker
 from core.errors import LogiCityError
 from core.icongen.generator import SCHEDULERS, GenerationRequest
 from core.icongen.models import (ModelError, configured_model, resolve_model, set_configured_model,
@@ -32,6 +36,15 @@ SIZES = (("model default", None), ("512 × 512", 512), ("768 × 768", 768), ("10
 POSTS = (("from prompt bank", None), ("remove background", "alpha"), ("make seamless tile", "tile"),
          ("keep as is", "none"))
 MAX_SEED = 2 ** 31 - 1
+
+
+@dataclass(frozen=True)
+class IconGenOrder:
+    """What Generate asks for: the model (folder or file), the validated request and the device."""
+
+    model: str
+    request: GenerationRequest
+    device: str = "auto"
 
 
 class ElidedLabel(QLabel):
@@ -118,12 +131,16 @@ class RenderDock(QWidget):
     iconsChanged = Signal(str)
     #: images saved, cancelled
     generationFinished = Signal(int, bool)
+    #: Generate was pressed with a valid form (an IconGenOrder); the runner answers with generation_started()
+    generateRequested = Signal(object)
+    cancelRequested = Signal()
 
     def __init__(self, library: IconLibrary, bank: PromptBank | None = None, model: str | None = None,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.library = library
-        self.job: IconGenJob | None = None
+        self.running_request: GenerationRequest | None = None   # set while a generation runs (see the docstring)
+        self._failed: str | None = None
         self._model_error: str | None = None   # why the configured model cannot be used (see _check_model)
         self._bank_error: str | None = None
         try:
@@ -314,8 +331,9 @@ class RenderDock(QWidget):
             scheduler=self.scheduler_combo.currentText(), post=post)
 
     def start_generation(self) -> bool:
-        """Validate, then start the background job. Returns False (and says why) when it cannot start."""
-        if self.job is not None:
+        """Validate, then ask for a generation (``generateRequested``). Returns False (and says why) when it cannot
+        start: a bad form, no usable model, or nobody to run it."""
+        if self.running_request is not None:
             return False
         if not self._check_model(apply_suggestions=False):
             # say so where the user looks after clicking Generate, and open the set-up instructions
@@ -338,46 +356,64 @@ class RenderDock(QWidget):
         except (LogiCityError, ValueError) as exc:
             self.status_label.setText(f"Cannot generate: {exc}")
             return False
-        worker = IconGenWorker(self.model_edit.text().strip(), req, self.library,
-                               device=self.device_combo.currentText())
-        self.job = IconGenJob(worker)  # not parented: it may outlive this dock (see IconGenJob)
-        self.job.progress.connect(self._on_progress)
-        self.job.status.connect(self.status_label.setText)
-        self.job.imageReady.connect(self._on_image)
-        self.job.failed.connect(self._on_failed)
-        self.job.finished.connect(self._on_finished)
-        self._failed: str | None = None
-        self._set_running(True)
-        self.progress_bar.setValue(0)
-        self.status_label.setText(f"starting: {req.n} image(s), seeds {req.seed}…{req.seed + req.n - 1}")
-        self.tabs.setCurrentWidget(self.gallery)  # the new images appear there
-        self.job.start()
+        self.generateRequested.emit(IconGenOrder(self.model_edit.text().strip(), req,
+                                                 self.device_combo.currentText()))
+        if self.running_request is None:   # nobody runs generation for this dock
+            self.status_label.setText("Cannot generate: no icon generator is attached to this panel.")
+            return False
         return True
 
     def cancel_generation(self) -> None:
-        if self.job is not None:
-            self.job.cancel()
+        if self.running_request is not None:
+            self.cancelRequested.emit()
             self.cancel_btn.setEnabled(False)
             self.status_label.setText("cancelling after the current step… (finished images are kept)")
 
     def is_generating(self) -> bool:
-        return self.job is not None
+        return self.running_request is not None
 
-    def shutdown(self, wait_ms: int = 60_000) -> bool:
-        """Cancel a running job and wait up to ``wait_ms`` for its thread; True when none is running any more.
+    # ---- called by whoever runs generation (see the module docstring) -----------------------------------------
+    def generation_started(self, request: GenerationRequest) -> None:
+        self.running_request = request
+        self._failed = None
+        self._set_running(True)
+        self.progress_bar.setValue(0)
+        self.status_label.setText(f"starting: {request.n} image(s), seeds {request.seed}…"
+                                  f"{request.seed + request.n - 1}")
+        self.tabs.setCurrentWidget(self.gallery)  # the new images appear there
 
-        False means the worker is still busy in something that cannot be interrupted (loading a model, saving an
-        image): the job lives on without this dock (``app.icongen_worker`` keeps it and the application waits
-        for it when quitting, see :func:`app.icongen_worker.wait_for_jobs`); images finished so far are saved.
-        """
-        if self.job is None:
-            return True
-        self.job.cancel()
-        self.cancel_btn.setEnabled(False)
-        if self.job.wait(wait_ms):
-            return True
-        self.status_label.setText(WAITING_MESSAGE[:1].upper() + WAITING_MESSAGE[1:])
-        return False
+    def show_status(self, text: str) -> None:
+        self.status_label.setText(text)
+
+    def show_progress(self, done: int, total: int, step: int, steps: int, first: int) -> None:
+        """images done, images total, denoising step, steps, first image of the batch being denoised (-1: none)."""
+        req = self.running_request
+        per = 1000 // max(total, 1)
+        batch = max(req.batch_size if req else 1, 1)
+        n_batch = min(batch, total - done) if first >= 0 else 0
+        self.progress_bar.setValue(min(1000, done * per + (n_batch * per * step) // max(steps, 1)))
+        if first >= 0:
+            seed = f" (seed {req.seed + first})" if req else ""
+            self.status_label.setText(f"image {first + 1}/{total}{seed} · step {step}/{steps}")
+
+    def add_image(self, icon_id: str) -> None:
+        """A generated icon, already saved in the library."""
+        self.gallery.add_icon(icon_id)
+
+    def generation_finished(self, n: int, cancelled: bool, error: str | None = None) -> None:
+        """The run ended: ``n`` images saved, whether it was cancelled, the error text when it failed."""
+        self.running_request = None
+        self._failed = error
+        self._set_running(False)
+        if error:
+            self.status_label.setText(f"Generation failed: {error}"
+                                      + (f" ({n} image(s) saved before are kept)" if n else ""))
+        elif cancelled:
+            self.status_label.setText(f"Cancelled: {n} finished image(s) kept.")
+        else:
+            self.progress_bar.setValue(1000)
+            self.status_label.setText(f"Done: {n} image(s). Select and Accept the good ones.")
+        self.generationFinished.emit(n, cancelled)
 
     def suggest_prompts(self) -> None:
         n = min(self.count_spin.value(), 8)
@@ -488,35 +524,6 @@ class RenderDock(QWidget):
             self.gallery.reload()
             self.iconsChanged.emit(self.semantic)
 
-    def _on_progress(self, done: int, total: int, step: int, steps: int, first: int) -> None:
-        per = 1000 // max(total, 1)
-        batch = max(self.job.worker.request.batch_size if self.job else 1, 1)
-        n_batch = min(batch, total - done) if first >= 0 else 0
-        self.progress_bar.setValue(min(1000, done * per + (n_batch * per * step) // max(steps, 1)))
-        if first >= 0:
-            req = self.job.worker.request if self.job else None
-            seed = f" (seed {req.seed + first})" if req else ""
-            self.status_label.setText(f"image {first + 1}/{total}{seed} · step {step}/{steps}")
-
-    def _on_image(self, icon_id: str) -> None:
-        self.gallery.add_icon(icon_id)
-
-    def _on_failed(self, message: str) -> None:
-        self._failed = message
-
-    def _on_finished(self, n: int, cancelled: bool) -> None:
-        self.job = None
-        self._set_running(False)
-        if self._failed:
-            self.status_label.setText(f"Generation failed: {self._failed}"
-                                      + (f" ({n} image(s) saved before are kept)" if n else ""))
-        elif cancelled:
-            self.status_label.setText(f"Cancelled: {n} finished image(s) kept.")
-        else:
-            self.progress_bar.setValue(1000)
-            self.status_label.setText(f"Done: {n} image(s). Select and Accept the good ones.")
-        self.generationFinished.emit(n, cancelled)
-
     def _status_changed(self, icon_id: str, status: str) -> None:
         self.iconsChanged.emit(icon_id.split("/", 1)[0])
 
@@ -527,5 +534,5 @@ class RenderDock(QWidget):
             w.setEnabled(not running)
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt naming
-        self.shutdown(wait_ms=1000)  # a job still busy after that finishes on its own; quitting waits for it
+        self.cancel_generation()  # a run still busy finishes on its own (its runner keeps it); quitting waits for it
         super().closeEvent(event)

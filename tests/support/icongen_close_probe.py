@@ -11,7 +11,8 @@ Scenarios:
   window is closed while it runs.
 * ``window-post``: the post-processing of the first image is made slow; the main window is closed while it runs
   (the finished image must still be saved).
-* ``dock-quit``: a stand-alone Render dock is closed during a slow load and the application quits at once.
+* ``dock-quit``: a stand-alone Render dock (with its generation controller on a job runner) is closed during a
+  slow load and the application quits at once.
 
 Prints one JSON line (what was seen) and exits with the application's exit code.
 """
@@ -78,9 +79,13 @@ def main(model: str, scenario: str, slow: float, library_dir: str) -> int:
         win.statusBar().messageChanged.connect(lambda m: m and seen["messages"].append(m))
         closer = win
     else:
+        from app.icongen_worker import IconGenController
+        from app.jobs import JobRunner
         from widgets.render_dock import RenderDock
 
         dock = RenderDock(library, model=model)
+        runner = JobRunner()
+        dock.controller = IconGenController(dock, runner)   # as the studio's Render panel factory attaches it
         dock.show()
         closer = dock
     dock.model_edit.setText(model)

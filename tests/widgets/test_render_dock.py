@@ -1,5 +1,8 @@
 """Render dock (pytest-qt, offscreen): background generation with progress, cancel, gallery accept/reject,
-``iconsChanged`` reaching a renderer at once, reuse of seeds, clear messages without a model."""
+``iconsChanged`` reaching a renderer at once, reuse of seeds, clear messages without a model.
+
+The dock only asks for generations; the studio's IconGenController runs them on a JobRunner, so the generation
+tests attach one (as the Render panel's factory does)."""
 from __future__ import annotations
 
 import json
@@ -35,9 +38,22 @@ def library(tmp_path) -> IconLibrary:
     return IconLibrary(tmp_path / "lib")
 
 
-def make_dock(qtbot, library, model, **form) -> RenderDock:
+@pytest.fixture
+def runner(qapp):
+    from app.jobs import JobRunner
+
+    r = JobRunner()
+    yield r
+    assert r.shutdown(60_000), "a generation was left running"
+
+
+def make_dock(qtbot, library, model, runner=None, **form) -> RenderDock:
     dock = RenderDock(library, model=str(model) if model else None)
     qtbot.addWidget(dock)
+    if runner is not None:
+        from app.icongen_worker import IconGenController
+
+        dock.controller = IconGenController(dock, runner)
     dock.set_semantic(form.get("semantic", "bus"))
     dock.count_spin.setValue(form.get("n", 2))
     dock.steps_spin.setValue(form.get("steps", 2))
@@ -47,14 +63,14 @@ def make_dock(qtbot, library, model, **form) -> RenderDock:
     return dock
 
 
-def test_generate_in_background_with_step_progress(qtbot, library, model):
-    dock = make_dock(qtbot, library, model, n=3, steps=2, seed=5)
+def test_generate_in_background_with_step_progress(qtbot, library, model, runner):
+    dock = make_dock(qtbot, library, model, runner, n=3, steps=2, seed=5)
     assert dock.model_info.text().startswith("folder: StableDiffusionPipeline")
     progress = []
     with qtbot.waitSignal(dock.generationFinished, timeout=120_000) as fin:
         qtbot.mouseClick(dock.generate_btn, Qt.MouseButton.LeftButton)
         assert dock.is_generating() and not dock.generate_btn.isEnabled() and dock.cancel_btn.isEnabled()
-        dock.job.progress.connect(lambda *a: progress.append(a))
+        dock.controller.handle.progress.connect(progress.append)
     assert fin.args == [3, False]
     assert not dock.is_generating() and dock.generate_btn.isEnabled()
     assert dock.progress_bar.value() == 1000 and dock.status_label.text().startswith("Done: 3")
@@ -66,11 +82,11 @@ def test_generate_in_background_with_step_progress(qtbot, library, model):
     assert all(r.meta["prompt"].endswith(dock.style_edit.text()) for r in recs)
 
 
-def test_accept_reject_emit_icons_changed_and_renderer_updates(qtbot, library, model):
+def test_accept_reject_emit_icons_changed_and_renderer_updates(qtbot, library, model, runner):
     from tests.support.render import small_city, snapshot
     from core.codes import Heading, Kind
 
-    dock = make_dock(qtbot, library, model, n=2, semantic="car")
+    dock = make_dock(qtbot, library, model, runner, n=2, semantic="car")
     with qtbot.waitSignal(dock.generationFinished, timeout=120_000):
         dock.start_generation()
     icons = IconSet.load(library=library)
@@ -100,25 +116,25 @@ def test_accept_reject_emit_icons_changed_and_renderer_updates(qtbot, library, m
     assert not state["icons"].from_library["car"]  # back to the default art
 
 
-def test_cancel_keeps_finished_images(qtbot, library, model):
-    dock = make_dock(qtbot, library, model, n=30, steps=3, semantic="police")
+def test_cancel_keeps_finished_images(qtbot, library, model, runner):
+    dock = make_dock(qtbot, library, model, runner, n=30, steps=3, semantic="police")
     first_image = []
 
-    def on_image(icon_id):
-        first_image.append(icon_id)
+    def on_image(saved):
+        first_image.append(saved.icon_id)
         dock.cancel_generation()
 
     with qtbot.waitSignal(dock.generationFinished, timeout=120_000) as fin:
         dock.start_generation()
-        dock.job.imageReady.connect(on_image)
+        dock.controller.handle.posted.connect(on_image)
     n, cancelled = fin.args
     assert cancelled and 1 <= n < 30
     assert len(library.list("police")) == n and len(dock.gallery.ids()) == n
     assert "Cancelled" in dock.status_label.text() and "kept" in dock.status_label.text()
 
 
-def test_reuse_fills_form_from_sidecar(qtbot, library, model):
-    dock = make_dock(qtbot, library, model, n=1, semantic="tiro", seed=1234)
+def test_reuse_fills_form_from_sidecar(qtbot, library, model, runner):
+    dock = make_dock(qtbot, library, model, runner, n=1, semantic="tiro", seed=1234)
     dock.prompts_edit.setPlainText("green learner car")
     with qtbot.waitSignal(dock.generationFinished, timeout=120_000):
         dock.start_generation()
@@ -146,8 +162,8 @@ def test_reuse_fills_form_from_sidecar(qtbot, library, model):
         assert a.size == b.size and np.array_equal(np.asarray(a), np.asarray(b))
 
 
-def test_random_seed_is_shown_before_the_run(qtbot, library, model):
-    dock = make_dock(qtbot, library, model, n=1, seed=0)
+def test_random_seed_is_shown_before_the_run(qtbot, library, model, runner):
+    dock = make_dock(qtbot, library, model, runner, n=1, seed=0)
     dock.random_seed_check.setChecked(True)
     with qtbot.waitSignal(dock.generationFinished, timeout=120_000):
         dock.start_generation()
@@ -163,12 +179,12 @@ def test_without_a_model_the_dock_explains(qtbot, library):
     assert dock.gallery.list.count() == 0
 
 
-def test_model_that_fails_to_load_reports_in_the_dock(qtbot, library, tmp_path):
+def test_model_that_fails_to_load_reports_in_the_dock(qtbot, library, tmp_path, runner):
     broken = tmp_path / "broken"
     broken.mkdir()
     (broken / "model_index.json").write_text(json.dumps({"_class_name": "StableDiffusionPipeline",
                                                          "unet": ["diffusers", "UNet2DConditionModel"]}))
-    dock = make_dock(qtbot, library, broken, n=1)
+    dock = make_dock(qtbot, library, broken, runner, n=1)
     with qtbot.waitSignal(dock.generationFinished, timeout=120_000) as fin:
         assert dock.start_generation()
     assert fin.args == [0, False]
@@ -231,3 +247,15 @@ def test_bad_sidecars_are_flagged_in_the_gallery_not_raised(qtbot, library):
     with qtbot.waitSignal(dock.iconsChanged, timeout=5000):
         gallery.set_selected_status("accepted")
     assert library.get("walking_street/x1").status == "accepted"
+
+
+def test_the_dock_asks_for_generations_and_runs_none_itself(qtbot, library, model):
+    """Without a controller attached, Generate only emits the order (the widget drives no thread)."""
+    dock = make_dock(qtbot, library, model, n=2, seed=9)
+    orders = []
+    dock.generateRequested.connect(orders.append)
+    assert dock.start_generation() is False and not dock.is_generating()
+    (order,) = orders
+    assert order.model == str(model) and order.request.n == 2 and order.request.seed == 9
+    assert "no icon generator is attached" in dock.status_label.text()
+    assert dock.generate_btn.isEnabled() and not library.list("bus")
