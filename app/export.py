@@ -1,26 +1,31 @@
 """Exporting the map view: one PNG, or a step range as an animated GIF or a PNG image sequence.
 
 Why it never freezes the GUI: frames are drawn one per timer tick by a hidden copy of the map view (same city,
-colours, overlays and visible region as the user's view, so the export looks like what is on screen) and the
-progress dialog stays live between ticks; the GIF's final encoding runs in a Python thread (pure Pillow) while
-the dialog waits. Cancel stops at the next tick and writes nothing for a GIF, also while it is being encoded (frames already
-written for an image sequence stay). Failures (an unwritable folder, a full disk) end in an error dialog.
+colours, overlays and visible region as the user's view, so the export looks like what is on screen; Qt draws in
+the GUI thread only) and the progress dialog stays live between ticks; the GIF's final encoding (pure Pillow) is a
+job of the studio's :class:`app.jobs.JobRunner` while the dialog waits. Cancel stops at the next tick and writes
+nothing for a GIF, also while it is being encoded (frames already written for an image sequence stay). Failures (an
+unwritable folder, a full disk) end in an error dialog.
+
+:class:`ExportController` is what the window holds: it knows the session (what is recorded), the job runner, the
+map view to copy the look of, and how to build the scene of a step; the window never hands itself to the export.
 
 Every file is written atomically (core/fileio.py), so a killed export leaves no half-written image under its final
 name; the temporary files a killed export leaves are removed when the next export writes into that folder.
 """
 from __future__ import annotations
 
-import threading
 from pathlib import Path
+from typing import Any, Callable
 
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from core.fileio import atomic_write_bytes, clean_stale_temps
 from core.view.export import DEFAULT_PATTERN, GifBuilder, parse_range, sequence_paths
-from core.view.scene import build_scene
 from widgets.map_view import MapView
+
+from .jobs import CANCELLED, FAILED, JobHandle, JobOutcome, JobRunner
 
 
 def save_view_png(view: MapView, path: str | Path, width: int | None = None) -> Path:
@@ -48,7 +53,8 @@ def qimage_to_rgb(img: QtGui.QImage) -> np.ndarray:
 
 
 class FrameExporter(QtCore.QObject):
-    """Draws states ``steps`` of ``window.history`` one per timer tick and writes them.
+    """Draws the states ``steps`` one per timer tick (``scene_for(k)`` builds the scene of state k, drawn by a
+    hidden copy of ``view``) and writes them; a GIF is encoded as a job of ``jobs``.
 
     ``kind`` is ``"gif"`` (``out`` = .gif file) or ``"images"`` (``out`` = folder, names from ``pattern``).
     Signals progress(done, total) and finished(ok, message).
@@ -57,10 +63,12 @@ class FrameExporter(QtCore.QObject):
     progress = QtCore.Signal(int, int)
     finished = QtCore.Signal(bool, str)
 
-    def __init__(self, window, steps: list[int], kind: str, out: str | Path, *, width: int = 720,
-                 fps: float = 10.0, pattern: str = DEFAULT_PATTERN) -> None:
-        super().__init__(window)
-        self.window = window
+    def __init__(self, view: MapView, scene_for: Callable[[int], Any], jobs: JobRunner, steps: list[int], kind: str,
+                 out: str | Path, *, width: int = 720, fps: float = 10.0, pattern: str = DEFAULT_PATTERN,
+                 parent: QtCore.QObject | None = None) -> None:
+        super().__init__(parent)
+        self.scene_for = scene_for
+        self.jobs = jobs
         self.steps = list(steps)
         self.kind = kind
         self.out = Path(out)
@@ -70,23 +78,10 @@ class FrameExporter(QtCore.QObject):
         self.done = 0
         self.paths = sequence_paths(self.out, pattern, self.steps) if kind == "images" else []
         self.gif = GifBuilder(fps, max_side=None) if kind == "gif" else None
-        src = window.map
-        self.view = MapView()
-        self.view.setAttribute(QtCore.Qt.WidgetAttribute.WA_DontShowOnScreen, True)
-        vw = max(src.width(), 64)
-        vh = max(src.height(), 64)
-        self.view.resize(vw, vh)
-        self.view.show()
-        self.view.set_city(window.project.config.city)
-        self.view.set_overlays(paths=src.show_paths, goals=src.show_goals, fov=src.show_fov)
-        self.view.set_intersections_visible(src.inter_item.isVisible())
-        self.view.set_style(src.style)
-        self.view.vb.setRange(src.vb.viewRect(), padding=0)
+        self.view = view.offscreen_copy()
         self._timer = QtCore.QTimer(self)
         self._timer.timeout.connect(self._tick)
-        self._thread: threading.Thread | None = None
-        self._error: str | None = None
-        self._written = False
+        self.encode_job: JobHandle | None = None
 
     def start(self) -> None:
         if self.kind == "images":
@@ -101,6 +96,8 @@ class FrameExporter(QtCore.QObject):
 
     def cancel(self) -> None:
         self.cancelled = True
+        if self.encode_job is not None:
+            self.encode_job.cancel()
 
     def _tick(self) -> None:
         if self.cancelled:
@@ -113,12 +110,9 @@ class FrameExporter(QtCore.QObject):
             else:
                 self._finish(True, f"Wrote {len(self.paths)} images to {self.out}")
             return
-        w = self.window
         k = self.steps[self.done]
         try:
-            sc = build_scene(w.history, k, scheme=w.scheme, selected=w.selected, paths=w.path_mode,
-                             grounder=w._grounder(), clause_labels=w._clause_labels())
-            self.view.show_scene(sc)
+            self.view.show_scene(self.scene_for(k))
             img = self.view.render_image(self.width)
             if self.gif is not None:
                 self.gif.add(qimage_to_rgb(img))
@@ -131,30 +125,26 @@ class FrameExporter(QtCore.QObject):
         self.progress.emit(self.done, len(self.steps))
 
     def _encode_gif(self) -> None:
-        def work() -> None:
-            try:   # a Cancel while encoding is honoured right before the file is committed
-                gif = self.gif
-                assert gif is not None
-                self._written = gif.save(self.out, cancelled=lambda: self.cancelled) is not None
-            except Exception as exc:  # noqa: BLE001
-                self._error = f"{type(exc).__name__}: {exc}"
+        gif, out = self.gif, self.out
+        assert gif is not None
 
-        self._thread = threading.Thread(target=work, name="gif-encoder", daemon=True)
-        self._thread.start()
-        self._poll = QtCore.QTimer(self)
-        self._poll.timeout.connect(self._check_thread)
-        self._poll.start(50)
+        def encode(ctx) -> bool:   # in the job's thread; a Cancel while encoding is honoured right before the commit
+            return gif.save(out, cancelled=lambda: ctx.cancelled) is not None
 
-    def _check_thread(self) -> None:
-        if self._thread is not None and self._thread.is_alive():
-            return
-        self._poll.stop()
-        if self.cancelled and not self._written:
+        self.encode_job = self.jobs.start(encode, kind="GIF export", key=f"export-{id(self)}", report=False,
+                                          waiting_message="waiting for the GIF export to finish…")
+        if self.cancelled:
+            self.encode_job.cancel()
+        self.encode_job.finished.connect(self._on_encoded)
+
+    def _on_encoded(self, outcome: JobOutcome) -> None:
+        written = bool(outcome.result)
+        if outcome.status == FAILED:
+            self._finish(False, outcome.error.message if outcome.error is not None else "the GIF was not written")
+        elif outcome.status == CANCELLED and not written:
             self._finish(False, "Export cancelled; no GIF was written")
-        elif self.cancelled and not self._error:   # Cancel came after the file was committed: say so
+        elif outcome.status == CANCELLED:   # Cancel came after the file was committed: say so
             self._finish(True, f"Wrote {self.out} ({len(self.steps)} frames; Cancel came after it was written)")
-        elif self._error:
-            self._finish(False, self._error)
         else:
             self._finish(True, f"Wrote {self.out} ({len(self.steps)} frames)")
 
@@ -167,15 +157,77 @@ class FrameExporter(QtCore.QObject):
         self.finished.emit(ok, msg)
 
 
-class ExportDialog(QtWidgets.QDialog):
-    """Choose a step range, stride, format, size and output; runs a :class:`FrameExporter` with progress."""
+class ExportController(QtCore.QObject):
+    """Runs exports for the window: from the session's recording, looking like ``view``, on ``jobs``.
 
-    def __init__(self, window) -> None:
-        super().__init__(window)
-        self.window = window
+    ``scene_for(k)`` builds the scene of state k as the map shows it (colours, selection, paths, field of view);
+    ``pause()`` stops playback first; errors and messages go through ``shell`` (``show_error``, ``status``)."""
+
+    def __init__(self, shell: Any, session: Any, jobs: JobRunner, view: MapView, scene_for: Callable[[int], Any],
+                 pause: Callable[[], None]) -> None:
+        super().__init__(shell)
+        self.shell = shell
+        self.session = session
+        self.jobs = jobs
+        self.view = view
+        self.scene_for = scene_for
+        self.pause = pause
+        self.current: FrameExporter | None = None
+        self.progress_dialog: QtWidgets.QProgressDialog | None = None
+
+    @property
+    def num_steps(self) -> int:
+        return self.session.num_steps
+
+    def dialog(self) -> "ExportDialog":
+        return ExportDialog(self, self.shell)
+
+    def start(self, steps: list[int], kind: str, out: str | Path, *, width: int = 720, fps: float = 10.0,
+              pattern: str = DEFAULT_PATTERN, show_progress: bool = True) -> FrameExporter:
+        """Start an export with a progress dialog (Cancel stops it); returns the running exporter."""
+        self.pause()
+        exp = FrameExporter(self.view, self.scene_for, self.jobs, steps, kind, out, width=width, fps=fps,
+                            pattern=pattern, parent=self)
+        self.current = exp
+        if show_progress:
+            dlg = QtWidgets.QProgressDialog("Exporting frames…", "Cancel", 0, len(steps), self.shell)
+            dlg.setWindowTitle("Export")
+            dlg.setObjectName("exportProgress")
+            dlg.setWindowModality(QtCore.Qt.WindowModality.WindowModal)
+            dlg.setMinimumDuration(300)
+            dlg.setAutoClose(False)
+            dlg.setAutoReset(False)
+            dlg.canceled.connect(exp.cancel)
+
+            def on_progress(done: int, total: int) -> None:
+                dlg.setValue(done)
+                if done >= total and kind == "gif":
+                    dlg.setLabelText("Encoding the GIF…")
+                    dlg.setRange(0, 0)
+
+            exp.progress.connect(on_progress)
+            exp.finished.connect(lambda ok, msg: (dlg.reset(), dlg.close()))
+            self.progress_dialog = dlg
+
+        def on_finished(ok: bool, msg: str) -> None:
+            self.shell.status(msg, 10000)
+            if not ok and not exp.user_cancelled:  # a real failure (bad folder, disk full) deserves a dialog
+                self.shell.show_error("Could not export the steps", str(out), msg)
+
+        exp.finished.connect(on_finished)
+        exp.start()
+        return exp
+
+
+class ExportDialog(QtWidgets.QDialog):
+    """Choose a step range, stride, format, size and output; starts the export through an :class:`ExportController`."""
+
+    def __init__(self, controller: ExportController, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.controller = controller
         self.setWindowTitle("Export steps")
         self.setObjectName("exportDialog")
-        t = window.num_steps
+        t = controller.num_steps
         form = QtWidgets.QFormLayout(self)
         self.range_edit = QtWidgets.QLineEdit(f"0-{t}")
         self.range_edit.setToolTip("e.g. 10-50, 10-, -50 or all")
@@ -209,8 +261,6 @@ class ExportDialog(QtWidgets.QDialog):
         bb.accepted.connect(self._start)
         bb.rejected.connect(self.reject)
         form.addRow(bb)
-        self.exporter: FrameExporter | None = None
-        self.progress_dialog: QtWidgets.QProgressDialog | None = None
 
     def _kind_changed(self) -> None:
         p = Path(self.out_edit.text())
@@ -229,45 +279,10 @@ class ExportDialog(QtWidgets.QDialog):
 
     def _start(self) -> None:
         try:
-            rng = parse_range(self.range_edit.text(), self.window.num_steps, self.stride.value())
+            rng = parse_range(self.range_edit.text(), self.controller.num_steps, self.stride.value())
         except ValueError as exc:
             QtWidgets.QMessageBox.warning(self, "Export steps", str(exc))
             return
         self.accept()
-        start_export(self.window, rng.steps(), self.kind.currentData(), self.out_edit.text(),
-                     width=self.width_spin.value(), fps=self.fps.value())
-
-
-def start_export(window, steps: list[int], kind: str, out: str | Path, *, width: int = 720, fps: float = 10.0,
-                 pattern: str = DEFAULT_PATTERN, show_progress: bool = True) -> FrameExporter:
-    """Start an export with a progress dialog (Cancel stops it); returns the running exporter."""
-    window.pause()
-    exp = FrameExporter(window, steps, kind, out, width=width, fps=fps, pattern=pattern)
-    window._exporter = exp
-    if show_progress:
-        dlg = QtWidgets.QProgressDialog("Exporting frames…", "Cancel", 0, len(steps), window)
-        dlg.setWindowTitle("Export")
-        dlg.setObjectName("exportProgress")
-        dlg.setWindowModality(QtCore.Qt.WindowModality.WindowModal)
-        dlg.setMinimumDuration(300)
-        dlg.setAutoClose(False)
-        dlg.setAutoReset(False)
-        dlg.canceled.connect(exp.cancel)
-
-        def on_progress(done: int, total: int) -> None:
-            dlg.setValue(done)
-            if done >= total and kind == "gif":
-                dlg.setLabelText("Encoding the GIF…")
-                dlg.setRange(0, 0)
-
-        exp.progress.connect(on_progress)
-        exp.finished.connect(lambda ok, msg: (dlg.reset(), dlg.close()))
-        window._export_progress = dlg
-    def on_finished(ok: bool, msg: str) -> None:
-        window.status(msg, 10000)
-        if not ok and not exp.user_cancelled:  # a real failure (bad folder, disk full) deserves a dialog
-            window.show_error("Could not export the steps", str(out), msg)
-
-    exp.finished.connect(on_finished)
-    exp.start()
-    return exp
+        self.controller.start(rng.steps(), self.kind.currentData(), self.out_edit.text(),
+                              width=self.width_spin.value(), fps=self.fps.value())

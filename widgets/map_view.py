@@ -326,6 +326,21 @@ class MapView(pg.GraphicsView):
         self.icon_item.setImage(frame.image, autoLevels=False, levels=(0, 255))
         self.icon_item.setRect(QtCore.QRectF(0, 0, self.city.width, self.city.height))
 
+    def offscreen_copy(self) -> "MapView":
+        """A hidden copy of this view (same city, overlays, intersections, drawing style, size and visible region)
+        that draws scenes for an export without touching what is on screen."""
+        copy = MapView()
+        copy.setAttribute(QtCore.Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+        copy.resize(max(self.width(), 64), max(self.height(), 64))
+        copy.show()
+        if self.city is not None:
+            copy.set_city(self.city)
+        copy.set_overlays(paths=self.show_paths, goals=self.show_goals, fov=self.show_fov)
+        copy.set_intersections_visible(self.inter_item.isVisible())
+        copy.set_style(self.style)
+        copy.vb.setRange(self.vb.viewRect(), padding=0)
+        return copy
+
     def reload_icons(self, semantic: str, library) -> None:
         """The accepted icons of ``semantic`` changed in ``library`` (e.g. the Render panel accepted one): use them at
         once. Before the icon art was first drawn there is nothing to do (the renderer reads the library then)."""

@@ -102,7 +102,6 @@ def test_an_export_removes_what_a_killed_export_left_and_writes_frames_atomicall
     import subprocess
     import sys
 
-    from app.export import start_export
     from core.fileio import TEMP_MARK, host_tag
     from tests.support.studio import WAIT
 
@@ -117,7 +116,7 @@ def test_an_export_removes_what_a_killed_export_left_and_writes_frames_atomicall
         f.write_text("the user's")
     simulate(qtbot, studio, 2)
     done = []
-    exp = start_export(studio, [0, 1], "images", seq, width=120, show_progress=False)
+    exp = studio.exporter.start([0, 1], "images", seq, width=120, show_progress=False)
     exp.finished.connect(lambda ok, msg: done.append(ok))
     qtbot.waitUntil(lambda: bool(done), timeout=WAIT)
     assert done == [True]
