@@ -216,3 +216,35 @@ def test_a_job_outlives_its_runner_and_quitting_waits_for_it(qtbot, qapp):
     assert h in jobs_mod.running()
     assert jobs_mod.wait_for_all(10_000)
     assert not h.is_running() and not jobs_mod.running()
+
+
+def test_a_failing_job_in_the_studio_shows_its_error_and_the_session_stays_consistent(studio, qtbot):
+    import numpy as np
+
+    from PySide6 import QtWidgets
+
+    from tests.support.studio import WAIT as STUDIO_WAIT
+    from tests.support.studio import simulate
+
+    simulate(qtbot, studio, 5)
+    studio.set_cursor(3)
+    before = (studio.num_steps, studio.cursor, studio.dirty, np.array(studio.history.array("positions")))
+    studio.last_error = None
+
+    def analysis(ctx):
+        ctx.progress(1, 2)
+        raise ValueError("the solver gave up")
+
+    h = studio.jobs.start(analysis, kind="analysis")
+    qtbot.waitUntil(lambda: studio.last_error is not None, timeout=STUDIO_WAIT)
+    assert studio.last_error == ("The analysis failed", "analysis", "ValueError: the solver gave up")
+    box = studio.findChild(QtWidgets.QMessageBox, "errorDialog")
+    assert box is not None and box.isVisible() and "the solver gave up" in box.informativeText()
+    assert h.outcome.status == FAILED and not h.is_running()
+    after = (studio.num_steps, studio.cursor, studio.dirty, np.array(studio.history.array("positions")))
+    assert after[:3] == before[:3] and np.array_equal(after[3], before[3])   # the session is as it was
+    box.close()
+    studio.set_cursor(studio.num_steps)                                     # and the studio keeps working
+    studio.simulate_step()
+    qtbot.waitUntil(lambda: studio.num_steps == before[0] + 1, timeout=STUDIO_WAIT)
+    assert studio.isVisible()
