@@ -17,3 +17,13 @@ def studio(qtbot, settings_path):
     win = open_window(qtbot, settings_path)
     yield win
     close_window(win)
+
+
+@pytest.fixture(autouse=True)
+def _nothing_left_running():
+    """After each studio test, every background job and service (app/jobs.py) is stopped: a test never leaves a
+    thread running into the next one (and a job that cannot be stopped fails the test)."""
+    yield
+    from app import jobs
+
+    assert jobs.wait_for_all(30_000), f"still running after the test: {[h.kind for h in jobs.running()]}"
