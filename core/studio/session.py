@@ -318,6 +318,15 @@ class Session:
             self.view = new
             self.events.view.emit(value=new, changed=changed)
 
+    def restore_view(self, **changes: Any) -> None:
+        """Take view options remembered elsewhere (the settings, the command line) without checking them against
+        the agents, which may not be loaded yet: :meth:`check_scheme` reports and replaces a stale scheme later."""
+        new = replace(self.view, **changes)
+        changed = tuple(k for k in changes if getattr(new, k) != getattr(self.view, k))
+        if changed:
+            self.view = new
+            self.events.view.emit(value=new, changed=changed)
+
     def check_scheme(self, source: str) -> bool:
         """Is the current colour-by scheme valid for the current agents? If not, report it (naming ``source``) and
         colour by the default scheme (a redraw never fails on a stale scheme)."""

@@ -1,0 +1,225 @@
+"""Drawing the shown state: the map every frame, the inspector and statistics less often, and the ack that lets the
+simulation compute its next burst once a frame is on screen.
+
+Why a controller of its own: redraws are coalesced (at most one per event-loop pass, 60 per second while playing)
+and the slow panels take turns, so no frame pays for every plot; the simulation worker waits for the GUI's ack
+after each burst (app/worker.py explains the turn-taking). The playback controller tells it whether playback runs
+(:meth:`set_playing`); everything else it learns from the session's events.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from PySide6 import QtCore, QtWidgets
+
+from core.studio.session import Session
+from core.view.inspect import Inspector
+from core.view.scene import build_scene
+from core.view.stats import clause_labels
+
+#: While playing, the inspector and the statistics refresh at most this often (seconds); the map every frame.
+SLOW_PERIOD = 0.25
+
+
+class DrawController(QtCore.QObject):
+    """Redraw scheduling for the map, legend, inspector and statistics of ``session``."""
+
+    drawn = QtCore.Signal(int)        # the state just drawn on the map
+
+    def __init__(self, session: Session, sim: Any, map_view: Any, legend: Any, inspector: Any, stats: Any,
+                 docks: dict[str, QtWidgets.QDockWidget], parent: QtCore.QObject | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.sim = sim                 # app.worker.SimController: acks go to it
+        self.map = map_view
+        self.legend = legend
+        self.inspector = inspector
+        self.stats = stats
+        self.docks = docks
+        self.inspector_model: Inspector | None = None
+        self.playing = False           # live or replaying (set_playing)
+        self._paced = False            # limit to 60 frames per second
+        self._last_draw = 0.0
+        self._last_slow = 0.0
+        self._slow_dirty = False
+        self._slow_pending = False
+        self._slow_turn = False
+        self._ack_due: int | None = None
+        self._painted = False
+        self._timer = QtCore.QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.timeout.connect(lambda: self.flush_redraw("later"))
+        self._ack_fallback = QtCore.QTimer(self)     # when the map is hidden nothing paints: ack anyway
+        self._ack_fallback.setSingleShot(True)
+        self._ack_fallback.timeout.connect(self.send_ack)
+        map_view.painted.connect(self._on_map_painted)
+        dispatcher = QtCore.QAbstractEventDispatcher.instance(QtCore.QThread.currentThread())
+        if dispatcher is not None:
+            dispatcher.aboutToBlock.connect(self._on_idle)
+        ev = session.events
+        ev.project.connect(self._on_project)
+        ev.history.connect(self._on_history)
+        ev.recorded.connect(lambda e: self._mark_slow())
+        ev.truncated.connect(self._on_truncated)
+        ev.cursor.connect(lambda e: self.schedule_redraw())
+        ev.selection.connect(self._on_selection)
+        ev.view.connect(lambda e: self.schedule_redraw() if {"colour_by", "paths"} & set(e.changed) else None)
+
+    # ---- session events -----------------------------------------------------------------------------------------
+    def _on_project(self, event) -> None:
+        cfg = event.value.config
+        self.inspector_model = Inspector(cfg)
+        self.map.set_city(cfg.city)
+        self.inspector.clear()
+        self.stats.clear()
+
+    def _on_history(self, event) -> None:
+        self.stats.clear()
+        self._slow_dirty = True
+        self.refresh_slow()
+
+    def _on_truncated(self, event) -> None:
+        self.stats.clear()
+        self.flush_redraw()
+
+    def _on_selection(self, event) -> None:
+        self._slow_dirty = True
+        self.schedule_redraw()
+        if not self.playing:
+            self.flush_redraw()
+
+    def _mark_slow(self) -> None:
+        self._slow_dirty = True
+
+    # ---- playback state -----------------------------------------------------------------------------------------
+    def set_playing(self, live: bool, replaying: bool, speed: float) -> None:
+        """Told by the playback controller whenever playing, replaying or the speed change."""
+        was = self.playing
+        self.playing = live or replaying
+        self._paced = replaying or (live and speed > 0)
+        if was and not self.playing:
+            self._slow_dirty = True
+            self.refresh_slow()
+
+    # ---- drawing ------------------------------------------------------------------------------------------------
+    def schedule_redraw(self) -> None:
+        """Coalesce redraws: at most one per event-loop pass, and at most 60 per second while playing."""
+        if self._timer.isActive():
+            return
+        wait = 0
+        if self._paced:
+            wait = max(0, int(1000 / 60 - (time.perf_counter() - self._last_draw) * 1000))
+        self._timer.start(wait)
+
+    def flush_redraw(self, panels: str = "now") -> None:
+        """Draw the current state now (the redraw timer calls this; benchmarks and tests may too).
+
+        ``panels``: refresh the inspector and statistics ``"now"`` (tests, explicit calls) or ``"later"`` (in
+        their own event-loop pass right after the map frame; what scrubbing does, so the map answers first).
+        """
+        self._timer.stop()
+        self._last_draw = time.perf_counter()
+        s = self.session
+        if s.history is None or s.project is None:
+            return
+        k = min(s.cursor, s.num_steps)
+        s.check_scheme("the view")    # a stale scheme is reported and replaced, never a KeyError per frame
+        sc = build_scene(s.history, k, scheme=s.view.colour_by, selected=s.selected, paths=s.view.paths,
+                         grounder=self.grounder(), clause_labels=self.clause_labels())
+        self.map.show_scene(sc)
+        self.legend.set_agents(sc.colouring.title, sc.colouring.legend())
+        self._slow_dirty = True
+        if not self.playing and panels == "now":
+            self.refresh_slow()
+        elif not self.playing:
+            if not self._slow_pending:
+                self._slow_pending = True
+                QtCore.QTimer.singleShot(0, self._deferred_slow)
+        elif self._last_draw - self._last_slow >= SLOW_PERIOD and not self._slow_pending:
+            # a little later, in its own event-loop pass: the map frame and the plots never share one stall
+            self._slow_pending = True
+            self._last_slow = self._last_draw
+            QtCore.QTimer.singleShot(12, self._deferred_slow)
+        if self.playing:
+            # ack once this frame is on screen: GUI and simulation take turns (see app/worker.py)
+            self._ack_due = s.history.num_states - 1
+            self._painted = False
+            self._ack_fallback.start(100)
+        self.drawn.emit(k)
+
+    def scene_at(self, k: int) -> Any:
+        """The scene of state ``k`` as the map draws it (colours, selection, paths, field of view); exports use it."""
+        s = self.session
+        return build_scene(s.history, k, scheme=s.view.colour_by, selected=s.selected, paths=s.view.paths,
+                           grounder=self.grounder(), clause_labels=self.clause_labels())
+
+    def grounder(self) -> Any:
+        """The grounder of the open project (the field of view is drawn with it), None when unavailable."""
+        if self.inspector_model is None:
+            return None
+        try:
+            return self.inspector_model.grounder
+        except Exception:  # noqa: BLE001 - no field of view is better than no map
+            return None
+
+    def clause_labels(self) -> list[str]:
+        return clause_labels(self.session.history) if self.session.history is not None else []
+
+    # ---- inspector and statistics -------------------------------------------------------------------------------
+    def _deferred_slow(self) -> None:
+        self._slow_pending = False
+        self.refresh_slow()
+
+    def refresh_slow(self) -> None:
+        """Inspector and statistics: at once when paused; while playing, every SLOW_PERIOD and one of the two
+        per frame (alternating), so no single frame pays for every plot."""
+        s = self.session
+        if not self._slow_dirty or s.history is None:
+            return
+        self._last_slow = time.perf_counter()
+        k = min(s.cursor, s.num_steps)
+        if self.playing:
+            self._slow_turn = not self._slow_turn
+            if self._slow_turn and self.docks["statistics"].isVisible():
+                self.stats.refresh(s.history, k)
+            elif self.docks["inspector"].isVisible():
+                self.update_inspector()
+            return
+        self._slow_dirty = False
+        self.stats.refresh(s.history, k)
+        self.update_inspector()
+
+    def update_inspector(self) -> None:
+        s = self.session
+        if s.history is None or s.selected is None or self.inspector_model is None:
+            self.inspector.clear()
+            return
+        k = min(s.cursor, s.num_steps)
+        rep = self.inspector_model.report(s.history, k, s.selected, seed=int(s.history.meta.get("seed", 0)))
+        colour = None
+        sc = self.map.scene_data
+        if sc is not None and sc.step == k and s.selected < len(sc.rgb):
+            colour = tuple(int(v) for v in sc.rgb[s.selected])
+        self.inspector.set_report(rep, colour)
+
+    # ---- acks ---------------------------------------------------------------------------------------------------
+    def _on_map_painted(self) -> None:
+        self._painted = True
+
+    def _on_idle(self) -> None:
+        """The GUI event loop is about to sleep: everything queued (deferred plot paints included) is done,
+        so the worker may compute the next burst without competing for the GIL."""
+        if self._ack_due is not None and self._painted and not self._slow_pending:
+            self.send_ack()
+
+    def send_ack(self) -> None:
+        self._ack_fallback.stop()
+        if self._ack_due is not None and self.session.history is not None:
+            self._ack_due = None
+            self.sim.ack(self.session.history.num_states - 1)
+
+    def stop(self) -> None:
+        """Closing: no more redraws."""
+        self._timer.stop()
+        self._ack_fallback.stop()

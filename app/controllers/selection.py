@@ -1,0 +1,53 @@
+"""Selecting agents (a click on the map or in the inspector's table, --select) and the hover line of the status
+bar; the inspector and the statistics ask for steps through the playback controller."""
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6 import QtCore, QtWidgets
+
+from core.codes import ACTION_NAMES
+from core.studio.session import Session
+
+from . import Shell
+from .playback import PlaybackController
+
+
+class SelectionController(QtCore.QObject):
+    def __init__(self, shell: Shell, session: Session, playback: PlaybackController, map_view: Any, inspector: Any,
+                 stats: Any, hover_label: QtWidgets.QLabel, parent: QtCore.QObject | None = None) -> None:
+        super().__init__(parent)
+        self.shell = shell
+        self.session = session
+        self.hover_label = hover_label
+        map_view.agentClicked.connect(lambda a: self.select(None if a < 0 else a))
+        map_view.hovered.connect(self._on_hover)
+        inspector.agentRequested.connect(self.select)
+        inspector.stepRequested.connect(playback.set_cursor)
+        stats.stepRequested.connect(playback.set_cursor)
+
+    def select(self, agent: int | None) -> None:
+        s = self.session
+        if s.history is None:
+            return
+        s.select(agent)
+        if s.selected is not None:
+            self.shell.status(f"Selected {s.agent_names[s.selected]}")
+
+    def select_by_name(self, name: str) -> None:
+        if name in self.session.agent_names:
+            self.select(self.session.agent_names.index(name))
+
+    def _on_hover(self, info: Any) -> None:
+        if info is None:
+            self.hover_label.setText("")
+            return
+        text = f"cell ({info.row}, {info.col}) · {info.semantic}"
+        s = self.session
+        if info.agent is not None and s.history is not None:
+            k = min(s.cursor, s.num_steps)
+            act = ""
+            if k < s.num_steps:
+                act = f", {ACTION_NAMES[int(s.history.step_record(k).decided[info.agent])]}"
+            text += f" · {info.agent_name}{act}"
+        self.hover_label.setText(text)
