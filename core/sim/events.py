@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterable, Mapping
 import numpy as np
 
 from ..codes import ACTION_INDEX, ACTION_NAMES
+from .gridlock import detector_for, summary
 
 # ---- events / markers ---------------------------------------------------------------------------------------
 
@@ -89,6 +90,22 @@ def _stops(episode, start: int, stop: int, ctx: Mapping[str, Any]) -> list[Event
     return [Event(int(start + k), "stop", int(agent), f"{name} stops") for k in ks]
 
 
+def _gridlocks(episode, start: int, stop: int, ctx: Mapping[str, Any]) -> list[Event]:
+    """Gridlocks detected during steps start..stop-1 (core/sim/gridlock.py; K = its DEFAULT_STILL_STEPS). The
+    episode's shared detector continues where it stopped; asked for earlier steps (a branch cut the recording),
+    it goes back to its nearest checkpoint first."""
+    if stop <= start:
+        return []
+    det = detector_for(episode)
+    if start < det.scanned:
+        det.rewind(episode, start)
+    det.update(episode, stop)
+    names = _names(episode)
+    clauses = (getattr(episode, "meta", None) or {}).get("clauses")
+    return [Event(g.step, "gridlock", -1, summary(g, names, clauses, state=g.step))
+            for g in det.gridlocks if start <= g.step < stop]
+
+
 _KINDS: dict[str, EventKind] = {}
 
 
@@ -105,6 +122,7 @@ register_event_kind(EventKind("goal_reached", "Goal reached", (40, 170, 80), _go
 register_event_kind(EventKind("action_changed", "Selected agent's action changed", (250, 150, 20),
                               _action_changed, per_agent=True))
 register_event_kind(EventKind("stop", "Selected agent stops (rule)", (220, 30, 40), _stops, per_agent=True))
+register_event_kind(EventKind("gridlock", "Gridlock (agents waiting on one another)", (150, 40, 200), _gridlocks))
 
 
 def extract_events(episode, start: int = 0, stop: int | None = None, *, selected: int | None = None,
