@@ -146,47 +146,6 @@ def summary(g: Gridlock, names: Sequence[str], clauses: Sequence[Mapping[str, An
     return f"Gridlock of {len(g.cycle)} agents, still since step {g.since}: {waits}{more}"
 
 
-def describe(g: Gridlock, names: Sequence[str], clauses: Sequence[Mapping[str, Any]] | None = None,
-             state: int | None = None, program: Any = None) -> list[str]:
-    """Lines for "Show the cycle": the cycle's agents with the clause and witness linking each to the next, the
-    clauses' text, then the agents stuck behind it (at ``state``, default: the newest). With the rule
-    ``program`` the firing is rendered with the agents' names bound (as in the inspector)."""
-    state = g.step if state is None else state
-    end = f"until step {g.end}" if g.end is not None else "still locked at the end of the recording"
-    out = [f"Gridlock detected at step {g.step} ({len(g.cycle)} agents in the cycle, standing still since step "
-           f"{g.since}; {end})", "", "Cycle (each waits on the next):"]
-    for lk in g.links:
-        out.append(f"  {names[lk.agent]} stops by {clause_label(lk.clause, clauses)} waiting on "
-                   f"{names[lk.waits_on]} (recorded at step {lk.step})")
-        text = _firing_text(lk, names, program)
-        if text:
-            out.append(f"      {text}")
-    out.append("")
-    out.append("Clauses:")
-    for cid in g.clauses():
-        text = next((str(c.get("text", "")) for c in clauses or () if c.get("id") == cid), "")
-        out.append(f"  {clause_label(cid, clauses)}: {text}".rstrip())
-    behind = g.blocked_at(state)
-    if behind:
-        out.append("")
-        out.append(f"Stuck behind it at step {state} ({len(behind)}):")
-        for b in behind:
-            out.append(f"  {names[b.agent]} waits on {names[b.link.waits_on]} ({clause_label(b.link.clause, clauses)}"
-                       f", since step {b.joined})")
-    return out
-
-
-def _firing_text(link: WaitLink, names: Sequence[str], program: Any) -> str | None:
-    clauses = getattr(program, "clauses", None)
-    if not clauses or not 0 <= link.clause < len(clauses):
-        return None
-    from ..logic.decisions import make_firing
-
-    clause = clauses[link.clause]
-    witness = np.asarray(link.witness or (link.waits_on,), np.int64)
-    return str(make_firing(clause, link.agent, witness[: len(clause.variables)], tuple(names)))
-
-
 @dataclass
 class _State:
     still_since: np.ndarray     # int64 [N] state from which the agent has not moved

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from core.codes import ACTION_INDEX, Action
-from core.sim.gridlock import (DEFAULT_STILL_STEPS, GridlockDetector, describe, detector_for, find_gridlocks,
-                               summary)
+from core.sim.gridlock import DEFAULT_STILL_STEPS, GridlockDetector, detector_for, find_gridlocks, summary
+from core.view.gridlock import describe
+from tests.support.gridlock import lock_scene
 
 STOP, NORMAL = ACTION_INDEX["Stop"], ACTION_INDEX["Normal"]
 
@@ -247,18 +248,6 @@ class Partial:
 
 
 # ---- real simulations (scene API) ---------------------------------------------------------------------------
-
-def lock_scene(*extra):
-    """Two cars at the default city's intersection at (87, 95), the one that locks up with seed 0: the police car
-    turning in behind the bus stops for it (CollidingClose), the bus at the intersection stops for the police car
-    (IsAtInter both, HigherPri). Neither ever goes."""
-    from core.sim.scene import Scene, SceneAgent
-
-    return Scene((SceneAgent("car", position=(87, 92), goal=(77, 92), heading="Down", concepts=("police",),
-                             priority=6),
-                  SceneAgent("car", position=(87, 95), goal=(102, 111), heading="Down", concepts=("bus",),
-                             priority=8)) + extra)
-
 
 def check_links_are_recorded(g, ep):
     fired, wit = np.asarray(ep.array("fired")), np.asarray(ep.array("witness"))
