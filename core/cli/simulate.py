@@ -21,6 +21,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--split", choices=("train", "val", "test"), default=None,
                    help="agent set split for modes that have several (SPF modes)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--still-steps", type=int, default=None, metavar="K",
+                   help="gridlock report: steps the agents of a gridlock must have stood still (default: "
+                        "core.sim.gridlock.DEFAULT_STILL_STEPS; docs/gridlock.md)")
     p.set_defaults(func=run)
 
 
@@ -47,6 +50,9 @@ def run(args: argparse.Namespace) -> int:
     if steps < 0:
         print("error: --steps must be >= 0", file=sys.stderr)
         return 2
+    if args.still_steps is not None and args.still_steps < 1:
+        print(f"error: --still-steps must be >= 1, got {args.still_steps}", file=sys.stderr)
+        return 2
     sim = Simulation(cfg, seed=args.seed, record=True)
     setup = time.perf_counter() - t0
     bar = tqdm(total=steps, unit="step", disable=args.quiet, file=sys.stderr, dynamic_ncols=True)
@@ -65,6 +71,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"{name:<8}{int((decided == a).sum()):>10}{int((realised == a).sum()):>10}")
     print(f"goals reached: {int(sim.goals_reached.sum())} "
           f"(by {int((sim.goals_reached > 0).sum())} of {n} agents)")
+    from core.cli.episode import gridlock_lines
+    from core.sim.gridlock import DEFAULT_STILL_STEPS, find_gridlocks
+
+    still = DEFAULT_STILL_STEPS if args.still_steps is None else args.still_steps
+    for line in gridlock_lines(find_gridlocks(buf, still), tuple(sim.agents.names), buf.meta.get("clauses"),
+                               buf.num_steps, still):
+        print(line)
     if sim.step_seconds:
         s = np.asarray(sim.step_seconds) * 1000
         print(f"seconds per step: median {np.median(s):.2f} ms, mean {s.mean():.2f} ms, max {s.max():.2f} ms "
