@@ -92,9 +92,10 @@ class ProjectController(QtCore.QObject):
         """Show ``project`` (with a recorded ``episode``) and start its simulation."""
         self.playback.pause()
         problems = self.session.open(project, episode)
-        if problems:
-            self.shell.status(f"Left out {len(problems)} breakpoint(s) of the project: {'; '.join(problems)}", 15000)
         self.playback.start(project)
+        if problems:   # shown once the simulation is ready, so "Ready: …" does not hide it
+            text = f"Left out {len(problems)} breakpoint(s) of the project: {'; '.join(problems)}"
+            self.playback.when_ready(lambda: self.shell.status(text, 15000))
 
     # ---- saving -------------------------------------------------------------------------------------------------
     def save(self) -> bool:
