@@ -97,21 +97,8 @@ def test_importing_all_of_core_loads_no_qt():
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
 
 
-def _widget_modules() -> list:
-    params = []
-    for path in sorted((ROOT / "widgets").glob("*.py")):
-        rel = path.relative_to(ROOT).as_posix()
-        marks = []
-        if rel == "widgets/render_dock.py":
-            # Known, being fixed under issue 18 item 4 (the dock drives app.icongen_worker itself); remove this
-            # mark once the dock takes its job runner from the application (the test then XPASSes).
-            marks = [pytest.mark.xfail(strict=False, reason="widgets/render_dock.py still imports app.icongen_worker "
-                                                              "(issue 18 item 4)")]
-        params.append(pytest.param(path, id=rel, marks=marks))
-    return params
-
-
-@pytest.mark.parametrize("path", _widget_modules())
+@pytest.mark.parametrize("path", sorted((ROOT / "widgets").glob("*.py")),
+                         ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_widgets_import_no_app(path):
     bad = forbidden_imports_in(path, ("app",))
     assert not bad, "\n".join(bad)
