@@ -1,7 +1,4 @@
 """Simulation core: determinism, movement invariants on a long expert run, goal logic, engines, episodes."""
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
@@ -11,9 +8,7 @@ from core.map.generate import generate_city
 from core.sim.config import SimConfig, load_mode
 from core.sim.episode import load_episode
 from core.sim.simulation import Simulation
-from tests.support.paths import ROOT
-
-MODES = ROOT / "configs" / "modes"
+from tests.support.paths import MODES
 
 
 @pytest.fixture(scope="module")
@@ -160,26 +155,6 @@ def test_episode_file_round_trip(tmp_path, expert_cfg):
     assert (cells[idx] == ep.snapshot(30).positions[0]).all()
 
 
-def test_cli_simulate(tmp_path):
-    out = tmp_path / "ep.npz"
-    r = subprocess.run([sys.executable, "main.py", "simulate", "--config", str(MODES / "sim_easy.yaml"),
-                        "--steps", "20", "--seed", "1", "--out", str(out), "--quiet"],
-                       cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
-    assert "goals reached" in r.stdout and "seconds per step" in r.stdout and "Stop" in r.stdout
-    ep = load_episode(out)
-    assert ep.num_steps == 20 and "config_texts" in ep.meta and "map" in ep.meta["config_texts"]
-
-
-def test_cli_bad_config_is_clean_error(tmp_path):
-    bad = tmp_path / "bad.yaml"
-    bad.write_text("name: x\nmap: nowhere.yaml\nagents: a.yaml\nontology: o.yaml\nrules: r.rules\n")
-    r = subprocess.run([sys.executable, "main.py", "simulate", "--config", str(bad), "--steps", "1"],
-                       cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert r.returncode == 1
-    assert "bad.yaml:2" in r.stderr and "not found" in r.stderr and "Traceback" not in r.stderr
-
-
 def test_empty_agent_set_runs_and_saves(tmp_path):
     from core.agents.spec import AgentSet
     from core.sim.episode import load_episode
@@ -189,14 +164,6 @@ def test_empty_agent_set_runs_and_saves(tmp_path):
     sim.run(4)
     ep = load_episode(sim.buffer.save(tmp_path / "empty.npz"))
     assert ep.num_steps == 4 and ep.snapshot(4).positions.shape == (0, 2)
-
-
-def test_cli_checks_output_before_simulating(tmp_path):
-    for args, msg in ((["--out", str(tmp_path)], "is a folder"), (["--seed", "-1"], "--seed must be >= 0")):
-        r = subprocess.run([sys.executable, "main.py", "simulate", "--steps", "1", "--quiet", *args], cwd=ROOT,
-                           capture_output=True, text=True, timeout=120)
-        assert r.returncode == 2 and msg in r.stderr and "Traceback" not in r.stderr
-        assert "mode default" not in r.stdout  # refused before any simulation ran
 
 
 def test_vap_modes_use_the_vis_sampling_variant():
