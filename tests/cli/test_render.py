@@ -12,7 +12,6 @@ from core.sim.simulation import Simulation
 from tests.support.paths import ROOT
 
 
-
 def test_render_cli_and_embedded_config(tmp_path):
     sim = Simulation(load_mode(ROOT / "configs" / "modes" / "sim_easy.yaml"), seed=1)
     sim.run(12)

@@ -23,7 +23,6 @@ from tests.support.tiny_sd import tiny_model
 from tests.support.paths import ROOT
 
 
-
 @pytest.fixture(scope="module")
 def model(tmp_path_factory) -> Path:
     return tiny_model(tmp_path_factory)

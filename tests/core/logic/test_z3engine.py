@@ -18,7 +18,6 @@ from core.sim.simulation import Simulation  # noqa: E402
 from tests.support.paths import ROOT
 
 
-
 class _Stepper(QtCore.QObject):
     done = QtCore.Signal()
 

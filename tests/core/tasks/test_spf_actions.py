@@ -13,7 +13,6 @@ from core.tasks.spf import SPFEnv
 from tests.support.paths import ROOT
 
 
-
 @pytest.fixture(scope="module")
 def env():
     e = SPFEnv("easy", "val")
