@@ -24,12 +24,13 @@ arrive there together is not checked — load the scene and step back from it in
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
 
 from ..codes import Action, Kind
+from .analysis_scenes import agent_names, config_with_program, make_scene, stopped_steps
 from .compiled import CompiledEngine
 from .junction_states import DEFAULT_MARGIN, junction_states
 from .program import Program
@@ -359,7 +360,7 @@ def _report(config, program: Program, search: _Search, js, found, max_results: i
     out: list[Deadlock] = []
     seen: set = set()
     rejected = 0
-    cfg = _with_program(config, program)
+    cfg = config_with_program(config, program)
     tried: set = set()
     for states, types in found:
         if len(out) >= max_results:
@@ -376,12 +377,12 @@ def _report(config, program: Program, search: _Search, js, found, max_results: i
         if key in seen:
             continue
         seen.add(key)
-        scene = _scene(js.states, search.types, states, types)
-        steps = _simulate(cfg, scene, verify_steps)
+        scene = make_scene(js.states, search.types, states, types)
+        steps = stopped_steps(cfg, scene, verify_steps)
         if steps < verify_steps:
             rejected += 1
             continue
-        names = _names(search.types, types)
+        names = agent_names([search.types[a].kind for a in types])
         agents = []
         for i, (s, a) in enumerate(zip(states, types)):
             st, ty = js.states[s], search.types[a]
@@ -394,47 +395,3 @@ def _report(config, program: Program, search: _Search, js, found, max_results: i
                                         c.pos.line if c and c.pos else None, waits))
         out.append(Deadlock(tuple(agents), scene, steps))
     return out, rejected
-
-
-def _names(types: Sequence[AgentType], idx: Sequence[int]) -> list[str]:
-    counts: dict[Kind, int] = {}
-    names = []
-    for a in idx:
-        k = types[a].kind
-        counts[k] = counts.get(k, 0) + 1
-        names.append(f"{k.label}_{counts[k]}")
-    return names
-
-
-def _scene(states, types, idx, tidx):
-    from ..sim.scene import Scene, SceneAgent
-
-    agents = []
-    for s, a in zip(idx, tidx):
-        st, ty = states[s], types[a]
-        agents.append(SceneAgent(ty.kind, position=st.cell, goal=st.path[-1], path=st.path, path_index=st.index,
-                                 heading=st.heading, concepts=ty.concepts,
-                                 priority=ty.priority))
-    return Scene(tuple(agents))
-
-
-def _with_program(config, program: Program):
-    """``config`` whose rules are ``program`` (so build_simulation decides with it)."""
-    from .program import RuleFile
-
-    rules = RuleFile({program.name: program}, program.ontology, program.file)
-    return replace(config, ontology=program.ontology, rules=rules, rule_section=program.name,
-                   files={k: v for k, v in config.files.items() if k == "map"})
-
-
-def _simulate(config, scene, steps: int) -> int:
-    """Steps (up to ``steps``) in which every agent of ``scene`` decided Stop and nobody moved."""
-    from ..sim.scene import build_simulation
-
-    sim = build_simulation(config, scene, seed=0, record=False)
-    start = sim.positions.copy()
-    for k in range(steps):
-        out = sim.step()
-        if not (out.decided == int(Action.STOP)).all() or not np.array_equal(sim.positions, start):
-            return k
-    return steps

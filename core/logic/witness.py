@@ -19,17 +19,18 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from ..codes import ACTION_NAMES, HEADING_NAMES, Kind
 from ..world import KNOWN_CONCEPTS
 from .analysis import WitnessScene
+from .analysis_scenes import agent_names, config_with_program, make_scene
 from .compiled import CompiledEngine
 from .junction_states import DEFAULT_MARGIN, junction_states
 from .program import Program
-from .state_tables import AgentType, interpretation, state_tables
+from .state_tables import AgentType, interpretation, semantic_truth, state_tables
 from .syntax import EGO, Clause
 
 __all__ = ["ConflictScene", "witness_scene", "firing_bindings"]
@@ -135,7 +136,6 @@ def witness_scene(config, program: Program, heads: tuple[str, str], w: WitnessSc
                 else:
                     key = (pred, j)
                     if key not in unary_sem:
-                        from .state_tables import semantic_truth
                         unary_sem[key] = semantic_truth(onto, pred, types[j])
                     if unary_sem[key] != pos:
                         return np.zeros(0, dtype=np.int64)
@@ -181,7 +181,7 @@ def witness_scene(config, program: Program, heads: tuple[str, str], w: WitnessSc
             return None
         coins = _coins(tables, chosen, req)
         if _decides(engine, onto, tables, types, chosen, heads, coins):
-            scene = _scene(js.states, types, chosen, coins)
+            scene = make_scene(js.states, types, chosen, coins=coins)
             ok = _verify(config, program, scene, heads) if verify else False
             if verify and not ok:
                 continue
@@ -214,30 +214,18 @@ def _decides(engine, onto, tables, types, chosen, heads, coins) -> bool:
     return all(bool(d.holds[0, ACTION_NAMES.index(h)]) for h in heads)
 
 
-def _scene(states, types: Sequence[AgentType], chosen: list[int], coins):
-    from ..sim.scene import Scene, SceneAgent
-
-    agents = tuple(SceneAgent(t.kind, position=states[s].cell, goal=states[s].path[-1], path=states[s].path,
-                              path_index=states[s].index, heading=states[s].heading, concepts=t.concepts,
-                              priority=t.priority) for s, t in zip(chosen, types))
-    return Scene(agents, coins={(name, i, j): v for (name, i, j), v in coins.items()})
-
-
 def _verify(config, program: Program, scene, heads) -> bool:
     from ..sim.scene import build_simulation
-    from .deadlock import _with_program
 
-    sim = build_simulation(_with_program(config, program), scene, seed=0, record=False)
+    sim = build_simulation(config_with_program(config, program), scene, seed=0, record=False)
     _, d = sim.decide()
     return all(bool(d.holds[0, ACTION_NAMES.index(h)]) for h in heads)
 
 
 def _result(program, heads, fires, states, types, chosen, scene, verified) -> ConflictScene:
-    counts: dict[Kind, int] = {}
     agents = []
-    for s, t in zip(chosen, types):
-        counts[t.kind] = counts.get(t.kind, 0) + 1
-        agents.append({"name": f"{t.kind.label}_{counts[t.kind]}", "kind": t.kind.name.lower(),
+    for name, s, t in zip(agent_names([t.kind for t in types]), chosen, types):
+        agents.append({"name": name, "kind": t.kind.name.lower(),
                        "concepts": list(t.concepts), "priority": t.priority, "cell": list(states[s].cell),
                        "heading": HEADING_NAMES[states[s].heading]})
     clauses = tuple((c.label, c.pos.line if c.pos else None) for c, _ in fires)
