@@ -19,6 +19,7 @@ Grammar (EBNF)::
 """
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from typing import Iterator
@@ -99,8 +100,11 @@ def tokenize(text: str, file: str | None = None) -> list[Token]:
 
 
 class _TokenStream:
-    """Tokens pulled from :func:`iter_tokens` as the parser reaches them (index access like a list; past the
-    end, the ``eof`` token)."""
+    """Tokens pulled from :func:`iter_tokens` as the parser reaches them, a batch at a time (index access like a
+    list; past the end, the ``eof`` token). Batches keep the per-token cost of laziness low; a syntax error is
+    still found after at most one batch beyond it."""
+
+    BATCH = 256
 
     def __init__(self, tokens: Iterator[Token]) -> None:
         self._it = tokens
@@ -108,11 +112,14 @@ class _TokenStream:
         self._done = False
 
     def __getitem__(self, i: int) -> Token:
+        try:
+            return self._buf[i]
+        except IndexError:
+            pass
         while len(self._buf) <= i and not self._done:
-            try:
-                self._buf.append(next(self._it))
-            except StopIteration:
-                self._done = True
+            more = list(itertools.islice(self._it, self.BATCH))
+            self._buf.extend(more)
+            self._done = len(more) < self.BATCH
         return self._buf[min(i, len(self._buf) - 1)]
 
 
