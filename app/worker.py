@@ -48,12 +48,12 @@ MAX_BACKLOG = 40
 #: ack wakes it (see the module docstring), or MAX_WAIT seconds at most.
 BURST = 0.008
 MAX_WAIT = 1.0
-#: A checkpoint every this many steps, or sooner once the steps since the last one took REPLAY_BUDGET seconds (a
-#: big city): a seek replays at most CHECKPOINT_EVERY - 1 steps (about 1.5 ms each for the default city) and not
-#: much more than REPLAY_BUDGET. A checkpoint every step cost ~9 KiB per step for 18 agents (bench/gui.py prints
-#: memory per step and seek times).
+#: A checkpoint every this many steps, or sooner once the steps since the last one moved REPLAY_AGENT_STEPS agents
+#: in all (a step's time grows with the agents; a deterministic measure, not the clock): a seek replays at most
+#: CHECKPOINT_EVERY - 1 steps of the default city (18 agents, ~1.5 ms each) and about two of a 100-agent city. A
+#: checkpoint every step cost several KiB per step (bench/gui.py prints memory per step and seek times).
 CHECKPOINT_EVERY = 10
-REPLAY_BUDGET = 0.025
+REPLAY_AGENT_STEPS = 200
 #: The kind and generation key of the simulation service (app.jobs).
 KIND = "simulation"
 
@@ -95,7 +95,7 @@ class SimWorker(QtCore.QObject):
         super().__init__()
         self.sim = None
         self.tap: FrameTap | None = None
-        self.checkpoints = CheckpointStore(every=CHECKPOINT_EVERY, budget_s=REPLAY_BUDGET)
+        self.checkpoints = CheckpointStore(every=CHECKPOINT_EVERY, max_replay=REPLAY_AGENT_STEPS)
         self.gen = 0
         self.playing = False
         self.period = 0.1              # seconds per step; 0 = as fast as possible
@@ -133,7 +133,7 @@ class SimWorker(QtCore.QObject):
     def _goto(self, k: int) -> None:
         """Put the simulation into state k (nearest checkpoint + replay) and cut the recording after it."""
         assert self.sim is not None and self.tap is not None
-        replay_to(self.sim, self.checkpoints, k, self._overrides)
+        replay_to(self.sim, self.checkpoints, k, self._overrides, len(self.sim.agents))
         if self.sim.buffer is not None and self.sim.buffer.num_steps > k:
             self.sim.buffer.truncate(k)
         self.tap.rewind(k)
@@ -198,7 +198,7 @@ class SimWorker(QtCore.QObject):
         while self.sim.step_index < s["total"] and time.perf_counter() < t_end:
             k = self.sim.step_index
             try:
-                out = self.sim.step(self._overrides(k))
+                self.sim.step(self._overrides(k))
             except Exception as exc:  # noqa: BLE001
                 self._sync = None
                 component = failing_component(exc)
@@ -207,7 +207,7 @@ class SimWorker(QtCore.QObject):
                 self._finish_sync(k)   # continuable up to the last good state
                 self._fail(f"re-simulating step {k} of the loaded episode failed", exc, component)
                 return
-            self.checkpoints.add(self.sim, out.seconds)
+            self.checkpoints.add(self.sim, len(self.sim.agents))
             if not (s["positions"][k + 1] == self.sim.positions).all():
                 self._goto(k)
                 self._finish_sync(k)
@@ -301,7 +301,7 @@ class SimWorker(QtCore.QObject):
                 self._fail(f"step {k} failed in the {component} and was undone (the simulation is back at step "
                            f"{k}, as before it)", exc, component)
             return False
-        self.checkpoints.add(sim, out.seconds)
+        self.checkpoints.add(sim, len(sim.agents))
         frame = self.tap.frame(sim.agents, out.seconds)
         self.sent = frame.state_index
         if batch is None:

@@ -65,22 +65,23 @@ class CheckpointStore:
     0 always), which keeps memory down; ``nearest(k)`` returns the latest checkpoint at or before step k and the
     caller replays the difference (:func:`replay_to`).
 
-    ``budget_s`` bounds the replay time instead where steps are slow (a big city): a checkpoint is also kept once
-    the steps since the last one took ``budget_s`` seconds to simulate (``add(sim, seconds)``), so a seek never
-    replays much more than that.
+    ``max_replay`` bounds the replay work instead where steps are costly (a big city): each step offered with its
+    ``cost`` (the studio uses the number of agents, which a step's time grows with) adds up, and a checkpoint is
+    also kept once the steps since the last one cost ``max_replay``. A deterministic measure, not the clock: where
+    the checkpoints fall never depends on how busy the machine is.
     """
 
-    def __init__(self, every: int = 1, budget_s: float | None = None) -> None:
+    def __init__(self, every: int = 1, max_replay: float | None = None) -> None:
         self.every = max(1, int(every))
-        self.budget_s = budget_s
+        self.max_replay = max_replay
         self._cps: dict[int, SimCheckpoint] = {}
-        self._since = 0.0   # seconds simulated since the last checkpoint
+        self._since = 0.0   # cost of the steps since the last checkpoint
 
-    def add(self, sim, seconds: float = 0.0) -> None:
-        """Offer the state after a step (``seconds``: what the step took); kept when one is due."""
+    def add(self, sim, cost: float = 0.0) -> None:
+        """Offer the state after a step (``cost``: what replaying that step costs); kept when one is due."""
         k = int(sim.step_index)
-        self._since += seconds
-        if k % self.every == 0 or (self.budget_s is not None and self._since >= self.budget_s):
+        self._since += cost
+        if k % self.every == 0 or (self.max_replay is not None and self._since >= self.max_replay):
             self._cps[k] = capture(sim)
             self._since = 0.0
 
@@ -101,11 +102,11 @@ class CheckpointStore:
         return len(self._cps)
 
 
-def replay_to(sim, store: CheckpointStore, k: int, overrides=None) -> int:
+def replay_to(sim, store: CheckpointStore, k: int, overrides=None, cost: float = 0.0) -> int:
     """Put ``sim`` into state ``k``: restore the nearest checkpoint at or before k, forget the later ones and
     replay the steps in between (``overrides(step) -> dict | None`` gives the forced actions of each step, as
-    when they were first simulated). Returns the number of steps replayed. Raises LookupError without a
-    checkpoint at or before k."""
+    when they were first simulated; ``cost`` per step as in :meth:`CheckpointStore.add`). Returns the number of
+    steps replayed. Raises LookupError without a checkpoint at or before k."""
     cp = store.nearest(k)
     if cp is None:
         raise LookupError(f"no checkpoint at or before step {k}")
@@ -113,7 +114,7 @@ def replay_to(sim, store: CheckpointStore, k: int, overrides=None) -> int:
     store.truncate(cp.step_index)
     replayed = 0
     while sim.step_index < k:
-        out = sim.step((overrides(sim.step_index) if overrides is not None else None) or None)
-        store.add(sim, out.seconds)
+        sim.step((overrides(sim.step_index) if overrides is not None else None) or None)
+        store.add(sim, cost)
         replayed += 1
     return replayed
