@@ -47,6 +47,9 @@ MODE_FILE_KEYS = ("map", "agents", "agents_train", "agents_val", "agents_test", 
 
 _RESERVED = {MANIFEST.casefold(), JOURNAL.casefold()}
 _DRIVE_RE = re.compile(r"^[A-Za-z]:")
+#: Names a save may create: a part's default name or a numbered variant of it, or a file in episodes/.
+_CREATED_RE = re.compile(r"^(?:(?:map|agents|ontology|mode)(?:-[0-9]+)?\.yaml|rules(?:-[0-9]+)?(?:\.[^/]*)?|"
+                         r"episodes/[^/]+)$")
 _saving: set[str] = set()           # folders (real paths) this process is saving into right now
 _saving_lock = threading.Lock()
 
@@ -308,7 +311,9 @@ def clean_leftovers(root: str | Path) -> list[str]:
         committed = hashlib.sha256((root / MANIFEST).read_bytes()).hexdigest() == data.get("manifest_sha256")
     except OSError:
         committed = False
-    listed = list(data.get("created") or [])
+    # a save creates only part files named by the studio's scheme and files in episodes/ (a journal naming anything
+    # else was not written by a save: those entries are ignored)
+    listed = [rel for rel in data.get("created") or [] if isinstance(rel, str) and _CREATED_RE.match(rel)]
     if committed:
         listed += list(data.get("obsolete") or [])
     for rel in listed:

@@ -385,3 +385,16 @@ def test_a_replaced_name_differing_only_in_case_from_a_kept_file_is_not_deleted(
     save_project(new_project(config, name="New"), other, replace=True)
     assert (other / "Map.yaml").exists() and (other / "map.yaml").exists()
     assert load_project(other).name == "New"
+
+
+def test_a_journal_never_removes_a_file_outside_the_save_naming_scheme(other):
+    """A journal names the files a save created: part names (map-2.yaml, ...) and episodes/ files only; any other
+    name in it (a crafted or foreign journal) is ignored, so a user's file cannot be listed away."""
+    dead = _dead_pid()
+    for name in ("notes.txt", "map-2.yaml", "my-map.yaml"):
+        (other / name).write_text("x")
+    (other / JOURNAL).write_text(json.dumps({"format": "logicity-save-journal", "host": host_tag(), "pid": dead,
+                                             "created": ["notes.txt", "map-2.yaml", "my-map.yaml"], "obsolete": [],
+                                             "manifest_sha256": "0" * 64}))
+    assert clean_leftovers(other) == ["map-2.yaml"]
+    assert (other / "notes.txt").exists() and (other / "my-map.yaml").exists() and not (other / JOURNAL).exists()
