@@ -115,7 +115,7 @@ def read_meta(zf: zipfile.ZipFile, path: Path, cls: type[LogiCityError] = Episod
         raise _error(cls, f"meta.json is not UTF-8 text (byte {exc.start})", path) from None
     depth = _json_depth(text)
     if depth > MAX_META_DEPTH:
-        raise _error(cls, f"meta.json is nested {depth} levels deep; the limit is {MAX_META_DEPTH}", path)
+        raise _error(cls, f"meta.json is nested more than {MAX_META_DEPTH} levels deep (the limit)", path)
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
