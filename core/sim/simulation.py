@@ -18,7 +18,8 @@ from ..errors import ConfigError
 from ..world import AgentTable, WorldSnapshot
 from .config import SimConfig
 from .episode import FIRED_FORCED, EpisodeBuffer
-from .movement import CAR_STOP, DECIDED_TABLE, LOCAL_TABLE, MOVE_DECODE, PED_STOP, move_choice, path_move_table
+from .move_arena import HEADING_OF, REALISED_OF, STOP_COL, MoveArena
+from .movement import CAR_STOP, DECIDED_TABLE, LOCAL_TABLE, PED_STOP, move_choice
 from .replay import config_texts
 
 #: Steps an agent waits on its goal before starting a new trip (reference REACH_GOAL_WAITING;
@@ -28,6 +29,8 @@ GOAL_WAIT_STEPS = 1
 MAX_PLAN_TRIES = 20
 #: holds [N, 4] @ _HOLD_BITS = the code indexing movement.LOCAL_TABLE / DECIDED_TABLE
 _HOLD_BITS = np.array([1, 2, 4, 8], dtype=np.int64)
+#: [is_car, holds code] -> movement.DECIDED_TABLE as int8
+_DECIDED = np.array([[int(a) for a in DECIDED_TABLE[k]] for k in (Kind.PEDESTRIAN, Kind.CAR)], np.int8)
 
 
 @dataclass(frozen=True)
@@ -66,11 +69,8 @@ class Simulation:
         self.city = config.city
         self.agents: AgentTable = config.agents.table()
         self.kinds = [Kind(int(k)) for k in self.agents.kinds]
-        # per agent, for the step loop (kinds never change): (is car, local move lists by holds code, decided
-        # action by holds code as ints, Stop move index, move decoder)
-        self._kind_rows = [(k == Kind.CAR, LOCAL_TABLE[k], tuple(int(a) for a in DECIDED_TABLE[k]),
-                            CAR_STOP if k == Kind.CAR else PED_STOP, MOVE_DECODE[k == Kind.CAR])
-                           for k in self.kinds]
+        self._is_car = np.array([k == Kind.CAR for k in self.kinds], bool)  # kinds never change
+        self._is_car_i = self._is_car.astype(np.intp)
         self.program = config.program
         self.engine_name = engine or config.engine
         self.engine = make_engine(self.engine_name, self.program)
@@ -87,10 +87,9 @@ class Simulation:
         self.headings = np.full(n, -1, np.int8)
         self.goals = np.zeros((n, 2), np.int32)
         self.paths: list[np.ndarray] = [np.zeros((0, 2), np.int32)] * n
-        # per agent: (path array, its movement.path_move_table as lists, global-move dicts by path index, the path
-        # as lists); keyed by the path object so that anything that replaces ``paths[i]`` (set_trip,
-        # checkpoint.restore) invalidates it
-        self._move_cache: list[tuple] = [(None, [], {}, [])] * n  # (path, move table rows, dicts, path cells)
+        # every agent's path move table in one array (core.sim.move_arena); follows ``paths`` by object identity,
+        # so anything that replaces ``paths[i]`` (set_trip, checkpoint.restore, scenes) is picked up at the next step
+        self._arena = MoveArena(self._is_car, self.lane_node_mask)
         self.path_index = np.zeros(n, np.int32)
         self.plan_id = np.zeros(n, np.int32)
         self.reach_goal = np.zeros(n, bool)
@@ -207,16 +206,9 @@ class Simulation:
             self.plan_id[i] = self.buffer.add_plan(i, self.paths[i])
 
     def _global_moves(self, i: int, k: int) -> dict[int, int]:
-        """Moves that follow agent ``i``'s path from its index ``k`` (movement.global_moves), memoised."""
-        path = self.paths[i]
-        entry = self._move_cache[i]
-        if entry[0] is not path:
-            table = path_move_table(self.kinds[i] == Kind.CAR, path, self.lane_node_mask).tolist()
-            entry = self._move_cache[i] = (path, table, {}, path.tolist())
-        glob = entry[2].get(k)
-        if glob is None:
-            glob = entry[2][k] = {m: j for m, j in enumerate(entry[1][k]) if j >= 0}
-        return glob
+        """Moves that follow agent ``i``'s path from its index ``k`` (movement.global_moves)."""
+        self._arena.sync(self.paths)
+        return self._arena.global_moves(i, k)
 
     def set_agents(self, agents: AgentTable) -> None:
         """Replace the agent table (same names/kinds; e.g. SPF resets the ego's priority and concepts)."""
@@ -259,54 +251,7 @@ class Simulation:
             for i, act in overrides.items():
                 holds[i] = False
                 holds[i, int(act)] = True
-        n = len(self.agents)
-        codes = (holds @ _HOLD_BITS).tolist()
-        decided_l = [0] * n
-        realised_l = [int(Action.STOP)] * n
-        reached = np.zeros(n, bool)
-        rng = self.rng
-        # the loop works on Python lists (numpy scalar access dominated it) and writes the arrays back once
-        pos_l = self.positions.tolist()
-        goal_l = self.goals.tolist()
-        pidx_l = self.path_index.tolist()
-        head_l = self.headings.tolist()
-        reach_goal = self.reach_goal
-        waiting = reach_goal.tolist()
-        for i in range(n):
-            is_car, local_table, decided_table, stop, decode = self._kind_rows[i]
-            code = codes[i]
-            decided_l[i] = decided_table[code]
-            pr, pc = pos_l[i]
-            # goal logic (docs/reference.md#goal-arrival-and-new-trips): flag on arrival, wait, then start a new trip
-            # and move this same step
-            if not waiting[i] and pr == goal_l[i][0] and pc == goal_l[i][1]:
-                reach_goal[i] = True
-                self.wait[i] += GOAL_WAIT_STEPS
-                reached[i] = True
-                self.goals_reached[i] += 1
-                continue
-            if waiting[i]:
-                if self.wait[i] > 0:
-                    self.wait[i] -= 1
-                    continue
-                self._new_trip(i, self.goals[i].copy())
-                pos_l[i] = self.positions[i].tolist()
-                pidx_l[i] = 0
-                head_l[i] = -1
-            glob = self._global_moves(i, pidx_l[i])
-            move = move_choice(is_car, local_table[code], glob, rng)  # = movement.move_from, unboxed
-            if move == stop:
-                continue
-            j = glob[move]
-            pos_l[i] = self._move_cache[i][3][j]
-            pidx_l[i] = j
-            head_l[i], realised_l[i] = decode[move]
-        if pos_l:  # (an empty city has nothing to write back)
-            self.positions[:] = pos_l
-            self.path_index[:] = pidx_l
-            self.headings[:] = head_l
-        decided = np.array(decided_l, np.int8)
-        realised = np.array(realised_l, np.int8)
+        decided, realised, reached = self._move_all((holds @ _HOLD_BITS).astype(np.intp))
         self.step_index += 1
         if self.buffer is not None:
             fired, witness = explanation_arrays(decisions, decided, overrides, self._witness_vars())
@@ -315,6 +260,69 @@ class Simulation:
         dt = time.perf_counter() - t0
         self.step_seconds.append(dt)
         return StepOutcome(self.step_index - 1, decided, realised, reached, dt)
+
+    def _move_all(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Goal logic and moves of every agent for holds ``codes``: (decided, realised, reached).
+
+        The same outcome and the same random draws, in the same order, as handling the agents one by one (goal
+        logic of docs/reference.md#goal-arrival-and-new-trips, then movement.move_choice): flag on arrival, wait,
+        then start a new trip and move this same step. Agents that need the generator — a new trip (goal
+        sampling) or a draw among several moves — are handled one by one in agent order; everything else is
+        decided with array operations on the move arena (core.sim.move_arena).
+        """
+        n = len(self.agents)
+        is_car = self._is_car_i
+        decided = _DECIDED[is_car, codes]
+        realised = np.full(n, int(Action.STOP), np.int8)
+        waiting = self.reach_goal.copy()
+        arrive = ~waiting & (self.positions == self.goals).all(axis=1)
+        hold = waiting & (self.wait > 0)
+        trip = waiting & ~hold
+        self.reach_goal |= arrive
+        self.wait[arrive] += GOAL_WAIT_STEPS
+        self.goals_reached[arrive] += 1
+        self.wait[hold] -= 1
+        arena = self._arena
+        arena.sync(self.paths)
+        movers = np.flatnonzero(~arrive & ~waiting)
+        ch = arena.choose(movers, codes, self.path_index)
+        col = ch.col
+        # agents that use the generator, in agent order: new trips (then their move) and draws among moves
+        trips = np.flatnonzero(trip).tolist()
+        draws = ch.agents[ch.draw].tolist()
+        if trips or draws:
+            rng = self.rng
+            where = dict(zip(draws, ch.draw.tolist()))
+            trip_col: dict[int, int] = {}
+            for i in sorted(trips + draws):
+                r = where.get(i)
+                if r is None:  # a new trip from the goal reached, then this step's move on it
+                    self._new_trip(i, self.goals[i].copy())
+                    arena.put(i, self.paths[i])
+                    car = bool(self._is_car[i])
+                    local = LOCAL_TABLE[Kind.CAR if car else Kind.PEDESTRIAN][int(codes[i])]
+                    move = move_choice(car, local, arena.global_moves(i, 0), rng)
+                    trip_col[i] = STOP_COL if move == (CAR_STOP if car else PED_STOP) else move
+                else:
+                    col[r] = np.flatnonzero(ch.pool[r])[int(rng.integers(int(ch.npool[r])))]
+            if trip_col:
+                t_agents = np.fromiter(trip_col, np.intp, len(trip_col))
+                t_rows = arena.moves[arena.start[t_agents] + self.path_index[t_agents]]
+                ch_agents = np.concatenate([ch.agents, t_agents])
+                col = np.concatenate([col, np.fromiter(trip_col.values(), np.intp, len(trip_col))])
+                rows = np.concatenate([ch.row, t_rows])
+            else:
+                ch_agents, rows = ch.agents, ch.row
+        else:
+            ch_agents, rows = ch.agents, ch.row
+        go = col != STOP_COL
+        who, c = ch_agents[go], col[go]
+        j = rows[go, c]
+        self.path_index[who] = j
+        self.positions[who] = arena.cells[arena.start[who] + j]
+        self.headings[who] = HEADING_OF[is_car[who], c]
+        realised[who] = REALISED_OF[is_car[who], c]
+        return decided, realised, arrive
 
     def run(self, steps: int, progress: Callable[[int, int], None] | None = None,
             should_stop: Callable[[], bool] | None = None) -> int:
