@@ -151,7 +151,8 @@ class _Builder:
             return self._scalar.construct_object(node, deep=True)
         except yaml.constructor.ConstructorError as exc:
             raise ConfigError(f"unsupported YAML value: {exc.problem}", self.file, line, col) from None
-        except (yaml.YAMLError, ValueError, OverflowError) as exc:  # e.g. a timestamp that is no date
+        except (yaml.YAMLError, ValueError, OverflowError, IndexError, KeyError, TypeError) as exc:
+            # e.g. a timestamp that is no date, or a scalar PyYAML's resolver took for a number it cannot read
             raise ConfigError(f"invalid YAML value {node.value!r}: {exc}", self.file, line, col) from None
 
 

@@ -78,3 +78,11 @@ def test_oversized_texts_and_files(tmp_path):
     p.write_text("a: 1\n" + "#" * (4 * MAX_YAML_CHARS + 1))
     with pytest.raises(ConfigError, match="YAML file too large"):
         load_yaml(p)
+
+
+@pytest.mark.parametrize("text", ["rules: !!int\n", "a: !!float\n", "a: !!bool\n"])
+def test_explicitly_tagged_empty_scalars(text):
+    """PyYAML's constructors raised IndexError/KeyError for these (found by the fuzz suite)."""
+    with pytest.raises(ConfigError) as err:
+        loads_yaml(text, "mode.yaml")
+    assert (err.value.file, err.value.line) == ("mode.yaml", 1) and "invalid YAML value" in err.value.message
