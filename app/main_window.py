@@ -13,6 +13,7 @@ Tests and scripts drive the window through the forwarders at the end of the clas
 from __future__ import annotations
 
 import html
+from pathlib import Path
 from typing import Callable
 
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -136,6 +137,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.docks[name] = dock
         act = dock.toggleViewAction()
         act.setText(title)
+        act.triggered.connect(lambda on, d=dock: d.raise_() if on else None)   # not hidden behind a tab sibling
         self.docks_menu.addAction(act)
         return dock
 
@@ -153,8 +155,8 @@ class MainWindow(QtWidgets.QMainWindow):
         a.setCheckable(checkable)
         if icon is not None:
             a.setIcon(self.style().standardIcon(icon))
-        if slot is not None:
-            (a.toggled if checkable else a.triggered).connect(slot)
+        if slot is not None:   # a plain action's slot gets no argument: `checked` must never reach a parameter
+            a.toggled.connect(slot) if checkable else a.triggered.connect(lambda _checked=False, f=slot: f())
         self.addAction(a)   # shortcuts work whatever has focus (except text fields)
         return a
 
@@ -186,7 +188,7 @@ class MainWindow(QtWidgets.QMainWindow):
             "next_marker": a("Next &marker", pb.next_marker, "]", "Jump to the next timeline marker"),
             "prev_marker": a("Previous marker", pb.previous_marker, "[", "Jump to the previous timeline marker"),
             "goto": a("&Go to step…", pb.goto_dialog, "Ctrl+G", "Type a step to show"),
-            "reset": a("&Reset simulation", lambda: pb.reset_simulation(), "Ctrl+R",
+            "reset": a("&Reset simulation", pb.reset_simulation, "Ctrl+R",
                        "Discard the recording and restart from the seed", icon=SP.SP_BrowserReload),
             "branch": a("&Branch here", pb.branch_here, "Ctrl+Shift+B", "Discard every step after the shown one"),
             "seed": a("Set s&eed…", pb.seed_dialog, None, "Choose the random seed and restart"),
@@ -285,6 +287,7 @@ class MainWindow(QtWidgets.QMainWindow):
         ev = self.session.events
         ev.message.connect(lambda e: self.status(e.value, 15000))
         ev.modified.connect(lambda e: self._update_title())
+        ev.saved.connect(lambda e: self._update_title())     # the folder is in the title
         ev.project.connect(lambda e: (self._update_title(), self.projectLoaded.emit()))
         ev.history.connect(lambda e: self.historyReset.emit())
         ev.cursor.connect(lambda e: self.cursorChanged.emit(e.value))
@@ -341,7 +344,8 @@ class MainWindow(QtWidgets.QMainWindow):
     # ---- export and help --------------------------------------------------------------------------------------
     def export_png(self, path: str | None = None) -> bool:
         if path is None:
-            path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Export map view", "map.png", "PNG image (*.png)")
+            path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Export map view", str(
+                self.exporter.default_folder() / "map.png"), "PNG image (*.png)")
             if not path:
                 return False
         from .export import save_view_png
@@ -351,6 +355,7 @@ class MainWindow(QtWidgets.QMainWindow):
         except Exception as exc:  # noqa: BLE001
             self.show_error("Could not export the view", str(path), f"{type(exc).__name__}: {exc}")
             return False
+        self.exporter.remember_folder(Path(path).parent)
         self.status(f"Saved {path}")
         return True
 

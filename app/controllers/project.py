@@ -140,8 +140,8 @@ class ProjectController(QtCore.QObject):
             other = manifest_name(folder)
             ans = self.shell.ask("overwrite", "Replace the project?",
                                  f"The folder {folder} already holds the project “{other}”.\n\nReplace it with "
-                                 f"“{project.name}”? The files of “{other}” are deleted (other files in the folder "
-                                 f"stay).", [("replace", "Replace"), ("cancel", "Cancel")], "cancel")
+                                 f"“{project.name}”? The files of “{other}” are deleted (other files in the "
+                                 f"folder stay).", [("replace", "Replace"), ("cancel", "Cancel")], "cancel")
             if ans != "replace":
                 self.shell.status("Not saved: the folder holds another project")
                 return False

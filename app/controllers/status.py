@@ -42,4 +42,5 @@ class StatusLabels(QtCore.QObject):
         measured = f" ({pb.measured_rate:.1f} measured)" if pb.live and pb.measured_rate else ""
         self.speed_label.setText(f"Speed: {target} steps/s{measured}")
         if not pb.syncing:   # while re-simulating, the label shows its progress
-            self.state_label.setText("▶ simulating" if pb.live else "▶ replaying" if pb.replaying else "❚❚ paused")
+            state = "▶ simulating" if pb.live else "▶ replaying" if pb.replaying else "❚❚ paused"
+            self.state_label.setText(state)

@@ -20,8 +20,8 @@ Events (``session.events.<name>``, each callback gets an :class:`~core.studio.ev
 ``events`` = new timeline markers), ``truncated`` (value = steps kept), ``cursor`` (value = state shown),
 ``selection`` (value = agent index or None), ``markers`` (the marker list was rebuilt), ``view`` (value =
 :class:`ViewOptions`, ``changed`` = names), ``breakpoints`` (value = tuple), ``interventions`` (value = tuple),
-``modified`` (value = bool), ``message`` (value = text, ``level`` = "info" | "warning"): a report for the status
-line and the log, never a dialog.
+``modified`` (value = bool), ``saved`` (value = the manifest written), ``message`` (value = text, ``level`` =
+"info" | "warning"): a report for the status line and the log, never a dialog.
 """
 from __future__ import annotations
 
@@ -81,7 +81,7 @@ class Session:
 
     def __init__(self) -> None:
         self.events = EmitterGroup(self, "project", "history", "recorded", "truncated", "cursor", "selection",
-                                   "markers", "view", "breakpoints", "interventions", "modified", "message")
+                                   "markers", "view", "breakpoints", "interventions", "modified", "saved", "message")
         self.project: Project | None = None
         self.history: EpisodeBuffer | None = None
         self.cursor = 0
@@ -401,6 +401,7 @@ class Session:
         meta = {"interventions": [dict(e) for e in self.interventions]} if self.interventions else None
         path = save_project(self.project, folder, episode=self.history, episode_meta=meta, replace=replace)
         self.mark_saved()
+        self.events.saved.emit(value=path)
         return path
 
     def positions(self) -> np.ndarray:
