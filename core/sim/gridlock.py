@@ -26,16 +26,16 @@ Definition used here (one step k = the transition from state k to state k+1):
 Agents stopped by a non-cyclic chain (a queue behind an agent forced to Stop, or waiting on an agent that is at
 its goal or has no rule Stop) are never flagged: the chain ends somewhere.
 
-Incremental: :class:`GridlockDetector` keeps O(N) per-agent counters and looks at each recorded step once
-(numpy per chunk of steps, a small graph search only when the set of still stopped agents or their edges
-changes), so the studio can run it after every recorded frame. It keeps a checkpoint of its state every
-``CHECKPOINT_EVERY`` steps, so going back (a branch truncates the recording) replays at most that many steps.
+Incremental: :class:`GridlockDetector` keeps O(N) per-agent counters and reads each recorded step once (numpy
+per chunk of steps; Python only for steps that add a wait edge or in which a gridlocked agent moved, and the cycle
+search then starts from the agents whose edges changed), so the studio can run it after every recorded frame. It
+keeps a checkpoint of its state every ``CHECKPOINT_EVERY`` steps, so going back (a branch truncates the
+recording) replays at most that many steps. docs/gridlock.md has the figures and the default city's lock-up.
 """
 from __future__ import annotations
 
-import copy
 import weakref
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
@@ -44,7 +44,7 @@ from ..codes import ACTION_INDEX
 
 #: K: how many steps every agent of a gridlock must have stood still before it is flagged. Measured on the default
 #: city (seeds 0-8, 3,000 steps each; docs/gridlock.md): 144 mutual waits resolved themselves (a CollidingClose coin
-#: flip let one agent go), all but one within 38 steps; 8 never did. K = 40 flags the 8 (2 s after they form at 20
+#: flip let one agent go), all but one within 38 steps; 7 never did. K = 40 flags the 7 (2 s after they form at 20
 #: steps/s) and one that lasted 81 steps, and none of the short waits at busy intersections.
 DEFAULT_STILL_STEPS = 40
 #: the detector keeps its state every this many steps (rewinding replays at most this many steps)
@@ -157,10 +157,15 @@ class _State:
     graph: np.ndarray           # int32 [N, V] the wait graph of the last step scanned (-1: no edge)
     gridlocks: list[Gridlock]
 
-    @property
-    def live(self) -> bool:
-        """Is some gridlock still going on?"""
-        return any(g.end is None for g in self.gridlocks)
+    def snapshot(self) -> "_State":
+        """An independent copy for a checkpoint. A gridlock that ended never changes again, so it is shared;
+        live ones (their ``end`` and blocked list still change) are copied."""
+        def live_copy(g: Gridlock) -> Gridlock:
+            return replace(g, blocked=[replace(b) for b in g.blocked])
+
+        return _State(self.still_since.copy(), self.edge_step.copy(), self.edge_clause.copy(), self.edge_w.copy(),
+                      self.edge_raw.copy(), self.member.copy(), self.graph.copy(),
+                      [g if g.end is not None else live_copy(g) for g in self.gridlocks])
 
 
 class GridlockDetector:
@@ -206,7 +211,7 @@ class GridlockDetector:
             self._chunk(episode, k, hi)
             k = self.scanned = hi
             if k % CHECKPOINT_EVERY == 0:
-                self._checkpoints[k] = copy.deepcopy(s)
+                self._checkpoints[k] = s.snapshot()
         return s.gridlocks[before:]
 
     def rewind(self, episode, k: int) -> None:
@@ -219,7 +224,7 @@ class GridlockDetector:
         if base is None:
             self.reset()
         else:
-            self._s = copy.deepcopy(self._checkpoints[base])
+            self._s = self._checkpoints[base].snapshot()
             self.scanned = base
             self._checkpoints = {c: st for c, st in self._checkpoints.items() if c <= base}
         self.update(episode, k)
@@ -231,7 +236,7 @@ class GridlockDetector:
                          edge_clause=np.full(n, -1, np.int32), edge_w=np.full((n, v), -1, np.int32),
                          edge_raw=np.full((n, v), -1, np.int32), member=np.full(n, -1, np.int32),
                          graph=np.full((n, v), -1, np.int32), gridlocks=[])
-        self._checkpoints[0] = copy.deepcopy(self._s)
+        self._checkpoints[0] = self._s.snapshot()
 
     def _chunk(self, episode, k: int, hi: int) -> None:
         """Steps k .. hi-1. The per-agent counters and the wait graph of every step are computed for the whole
@@ -262,9 +267,10 @@ class GridlockDetector:
         wc = np.where(ew >= 0, ew, 0)
         keep = (ew >= 0) & cand[rows[:, None, None], wc] & (ss[rows[:, None, None], wc] <= es[:, :, None])
         graph = np.where(keep & cand[:, :, None], ew, -1)                                  # [c, N, V]
+        # only a step that adds a wait edge can make a new cycle or a new agent stuck behind one (removing edges
+        # cannot), so the others are skipped unless a gridlock ends (its agents are free to form new ones)
         prev = np.concatenate([s.graph[None], graph[:-1]])
-        changed = np.any(graph != prev, axis=(1, 2))
-        some = (graph >= 0).any(axis=(1, 2))
+        added = np.any((graph >= 0) & (graph != prev), axis=(1, 2))
         any_moved = moved.any(axis=1)
 
         def edge(j: int, a: int) -> tuple[int, int, tuple[int, ...]]:
@@ -274,20 +280,22 @@ class GridlockDetector:
                 return int(fired[e - k, a]), e, tuple(int(x) for x in wit[e - k, a])
             return int(s.edge_clause[a]), e, tuple(int(x) for x in s.edge_raw[a])
 
-        for j in range(c):
+        live = bool((s.member >= 0).any())
+        for j in np.flatnonzero(added | any_moved):
+            j = int(j)
             freed = False
-            if any_moved[j] and s.live:
+            if any_moved[j] and live:
                 for a in np.flatnonzero(moved[j] & (s.member >= 0)):
                     freed |= self._moved(int(a), k + j)
-            if some[j] and (changed[j] or freed):
-                idx = np.flatnonzero((graph[j] >= 0).any(axis=1))
-                succ = {int(a): [int(x) for x in graph[j, a] if x >= 0] for a in idx}
-                self._link(k + j, succ, lambda a, j=j: edge(j, a), ss[j])
+            if added[j] or freed:   # after a gridlock ended any cycle may be new, else only through changed rows
+                roots = None if freed else np.flatnonzero(((graph[j] >= 0) & (graph[j] != prev[j])).any(axis=1))
+                self._link(k + j, graph[j], lambda a, j=j: edge(j, a), ss[j], roots)
+            live = bool((s.member >= 0).any())
         # the state after step hi-1
         last = c - 1
-        for a in np.flatnonzero(es[last] >= k):
-            s.edge_clause[a], _, raw = edge(last, int(a))
-            s.edge_raw[a] = raw
+        new = np.flatnonzero(es[last] >= k)
+        s.edge_clause[new] = fired[es[last, new] - k, new]
+        s.edge_raw[new] = wit[es[last, new] - k, new]
         s.still_since, s.edge_step, s.edge_w, s.graph = ss[last].copy(), es[last].copy(), ew[last].copy(), \
             graph[last].copy()
 
@@ -311,61 +319,98 @@ class GridlockDetector:
         s.member[a] = -1
         return False
 
-    def _link(self, k: int, succ: dict[int, list[int]], edge: Callable[[int], tuple[int, int, tuple[int, ...]]],
-              still_since: np.ndarray) -> None:
-        """Turn the wait graph of step k (``succ``: agent -> agents it waits on; ``edge(a)``: a's clause, step
-        and witness row) into gridlocks: new cycles, agents joining a live one."""
+    def _link(self, k: int, graph: np.ndarray, edge: Callable[[int], tuple[int, int, tuple[int, ...]]],
+              still_since: np.ndarray, roots: np.ndarray | None) -> None:
+        """Turn the wait graph of step k (``graph`` [N, V]: the agents each agent waits on, -1: none; ``edge(a)``:
+        a's clause, step and witness row) into gridlocks: new cycles, agents joining a live one. A new cycle
+        contains a new edge, so only cycles through the agents ``roots`` whose edges changed are looked for (None:
+        all). An agent is part of one gridlock at most: a cycle sharing agents with live gridlocks joins the one of
+        its lowest-numbered such agent."""
         s = self._s
         assert s is not None
+        n = len(graph)
+        src = np.repeat(np.arange(n), graph.shape[1])
+        dst = graph.ravel()
+        keep = dst >= 0
+        src, dst = src[keep], dst[keep]
+        if not len(src):
+            return
 
-        def link(a: int, to: Any) -> WaitLink:
-            target = next(x for x in succ[a] if x in to)
+        def link(a: int, ok: Callable[[int], bool]) -> WaitLink:
+            target = next(int(x) for x in graph[a] if x >= 0 and ok(int(x)))
             clause, step, raw = edge(a)
             return WaitLink(a, target, clause, step, raw)
 
-        def stuck(gi: int) -> set[int]:
-            return {int(a) for a in np.flatnonzero(s.member == gi)}
-
-        for comp in _cycles(succ):
+        for comp in _cycles(graph, roots):
             members = set(comp)
-            gi = next((int(s.member[a]) for a in comp if s.member[a] >= 0), -1)
-            if gi < 0:
-                order = _cycle_order(comp, succ)
-                s.gridlocks.append(Gridlock(step=k, since=int(max(still_since[a] for a in order)),
-                                            cycle=tuple(order), links=tuple(link(a, members) for a in order)))
+            owners = s.member[comp]
+            if (owners >= 0).all():
+                continue    # a cycle of a live gridlock (or one joining two: its agents stay where they are)
+            if (owners < 0).all():
+                order = _cycle_order(sorted(members), graph)
+                s.gridlocks.append(Gridlock(step=k, since=int(still_since[order].max()), cycle=tuple(order),
+                                            links=tuple(link(a, members.__contains__) for a in order)))
                 s.member[order] = len(s.gridlocks) - 1
-            else:
-                known = stuck(gi)
-                for a in sorted(members - known):
-                    if s.member[a] < 0:
-                        s.gridlocks[gi].blocked.append(BlockedAgent(link(a, members | known), k))
-                        s.member[a] = gi
-        if not (s.member >= 0).any():
-            return
-        preds: dict[int, list[int]] = {}
-        for a, ws in succ.items():
-            for x in ws:
-                preds.setdefault(x, []).append(a)
-        todo = [int(a) for a in np.flatnonzero(s.member >= 0)]
-        while todo:   # agents whose wait edges lead into a gridlock are stuck behind it
-            x = todo.pop()
-            gi = int(s.member[x])
-            for p in preds.get(x, ()):
-                if s.member[p] < 0:
-                    s.gridlocks[gi].blocked.append(BlockedAgent(link(p, {x}), k))
-                    s.member[p] = gi
-                    todo.append(p)
+                continue
+            gi = int(owners[owners >= 0][0])
+            for a in sorted(members):
+                if s.member[a] < 0:
+                    s.gridlocks[gi].blocked.append(BlockedAgent(
+                        link(a, lambda x: x in members or s.member[x] == gi), k))
+                    s.member[a] = gi
+        # agents whose wait edges lead into a gridlock are stuck behind it (breadth first, one round per hop)
+        while True:
+            into = (s.member[dst] >= 0) & (s.member[src] < 0)
+            if not into.any():
+                return
+            joined = [link(p, lambda x: s.member[x] >= 0) for p in dict.fromkeys(int(a) for a in src[into])]
+            for lk in joined:
+                gi = int(s.member[lk.waits_on])
+                s.gridlocks[gi].blocked.append(BlockedAgent(lk, k))
+            for lk in joined:
+                s.member[lk.agent] = s.member[lk.waits_on]
 
 
-def _cycles(succ: dict[int, list[int]]) -> list[list[int]]:
-    """Strongly connected components of >= 2 nodes (Tarjan, iterative; edges to nodes outside ``succ`` ignored)."""
+def _cycles(graph: np.ndarray, roots: np.ndarray | None = None) -> list[list[int]]:
+    """The strongly connected components of >= 2 agents of the wait graph (``graph`` [N, V]: the agents each agent
+    waits on, -1: none) that contain one of ``roots`` (None: any), each sorted, ordered by their lowest agent.
+    Agents without an edge in or out cannot be on a cycle: they are peeled off with numpy first (a queue behind a
+    stopped agent goes entirely); the search (Tarjan) then runs in Python from the roots over what is left."""
+    n = len(graph)
+    alive = graph >= 0
+    count = int(alive.sum())
+    while count:
+        has_in = np.zeros(n, bool)
+        has_in[graph[alive]] = True
+        ok = alive.any(axis=1) & has_in
+        alive &= ok[:, None] & ok[np.where(alive, graph, 0)]
+        left = int(alive.sum())
+        if left == count:
+            break
+        count = left
+    if not count:
+        return []
+    core = np.where(alive, graph, -1).tolist()
+    starts = np.flatnonzero(alive.any(axis=1)) if roots is None else [r for r in roots if alive[r].any()]
+    if not len(starts):
+        return []
+    comps = _tarjan(lambda v: [x for x in core[v] if x >= 0], [int(r) for r in starts])
+    if roots is not None:
+        keep = {int(r) for r in roots}
+        comps = [c for c in comps if keep.intersection(c)]
+    return sorted(comps, key=lambda c: c[0])
+
+
+def _tarjan(succ: Callable[[int], list[int]], starts: Sequence[int]) -> list[list[int]]:
+    """Strongly connected components of >= 2 nodes reachable from ``starts`` (Tarjan, iterative; ``succ(v)``: the
+    nodes v has an edge to)."""
     index: dict[int, int] = {}
     low: dict[int, int] = {}
     on: set[int] = set()
     stack: list[int] = []
     out: list[list[int]] = []
     counter = 0
-    for root in sorted(succ):
+    for root in starts:
         if root in index:
             continue
         work = [(root, 0)]
@@ -376,7 +421,7 @@ def _cycles(succ: dict[int, list[int]]) -> list[list[int]]:
                 counter += 1
                 stack.append(v)
                 on.add(v)
-            nxt = [x for x in succ[v] if x in succ]
+            nxt = succ(v)
             if i < len(nxt):
                 work.append((v, i + 1))
                 x = nxt[i]
@@ -401,14 +446,14 @@ def _cycles(succ: dict[int, list[int]]) -> list[list[int]]:
     return out
 
 
-def _cycle_order(comp: list[int], succ: dict[int, list[int]]) -> list[int]:
+def _cycle_order(comp: list[int], graph: np.ndarray) -> list[int]:
     """The component's agents starting at the lowest index, each followed by the agent it waits on while that
     walk finds new ones; the rest (a component can hold several cycles) after it."""
     members = set(comp)
     order = [min(comp)]
     seen = set(order)
     while True:
-        nxt = next((x for x in succ[order[-1]] if x in members), None)
+        nxt = next((int(x) for x in graph[order[-1]] if x in members), None)
         if nxt is None or nxt in seen:
             break
         order.append(nxt)
