@@ -8,7 +8,7 @@
   section, witness scenes for real conflicts, and the deadlock search (k = 2, default intersection), each
   timed separately on the bundled default city.
 
-Usage: python bench/rules.py [--samples 200] [--no-deadlocks] [--files sim_expert.rules ...]
+Usage: python bench/rules.py [--samples 200] [--no-deadlocks] [--skip-analysis] [--files sim_expert.rules ...]
 """
 from __future__ import annotations
 
