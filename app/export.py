@@ -10,6 +10,11 @@ unwritable folder, a full disk) end in an error dialog.
 :class:`ExportController` is what the window holds: it knows the session (what is recorded), the job runner, the
 map view to copy the look of, and how to build the scene of a step; the window never hands itself to the export.
 
+With ``caption=True`` every frame carries its step number in the top-left corner ("step 42") so a GIF or an image
+shown on its own still says which state it is; the dialog's checkbox is ticked by default and remembered, the
+programmatic default (``ExportController.start``) is off. The dialog proposes the folder of the last export (kept in
+the settings), else the project's folder, else the home folder — never the folder the studio was launched from.
+
 Every file is written atomically (core/fileio.py), so a killed export leaves no half-written image under its final
 name; the temporary files a killed export leaves are removed when the next export writes into that folder.
 """
@@ -45,6 +50,28 @@ def png_bytes(img: QtGui.QImage) -> bytes:
     return bytes(buf.data())
 
 
+def draw_caption(img: QtGui.QImage, text: str) -> QtGui.QImage:
+    """``img`` with ``text`` in a dark box in its top-left corner (font scaled with the image width)."""
+    out = img.convertToFormat(QtGui.QImage.Format.Format_RGB32)
+    painter = QtGui.QPainter(out)
+    font = painter.font()
+    font.setPixelSize(max(11, out.width() // 36))
+    font.setBold(True)
+    painter.setFont(font)
+    pad = max(3, font.pixelSize() // 3)
+    box = painter.fontMetrics().boundingRect(text).adjusted(-pad, -pad, pad, pad)
+    box.moveTopLeft(QtCore.QPoint(pad, pad))
+    painter.fillRect(box, QtGui.QColor(0, 0, 0, 170))
+    painter.setPen(QtGui.QColor(255, 255, 255))
+    painter.drawText(box, QtCore.Qt.AlignmentFlag.AlignCenter, text)
+    painter.end()
+    return out
+
+
+def caption_text(step: int) -> str:
+    return f"step {step}"
+
+
 def qimage_to_rgb(img: QtGui.QImage) -> np.ndarray:
     img = img.convertToFormat(QtGui.QImage.Format.Format_RGB888)
     w, h = img.width(), img.height()
@@ -65,9 +92,10 @@ class FrameExporter(QtCore.QObject):
 
     def __init__(self, view: MapView, scene_for: Callable[[int], Any], jobs: JobRunner, steps: list[int], kind: str,
                  out: str | Path, *, width: int = 720, fps: float = 10.0, pattern: str = DEFAULT_PATTERN,
-                 parent: QtCore.QObject | None = None) -> None:
+                 caption: bool = False, parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
         self.scene_for = scene_for
+        self.caption = caption
         self.jobs = jobs
         self.steps = list(steps)
         self.kind = kind
@@ -114,6 +142,8 @@ class FrameExporter(QtCore.QObject):
         try:
             self.view.show_scene(self.scene_for(k))
             img = self.view.render_image(self.width)
+            if self.caption:
+                img = draw_caption(img, caption_text(k))
             if self.gif is not None:
                 self.gif.add(qimage_to_rgb(img))
             else:
@@ -182,12 +212,33 @@ class ExportController(QtCore.QObject):
     def dialog(self) -> "ExportDialog":
         return ExportDialog(self, self.shell)
 
+    # ---- the remembered folder and caption choice (settings keys export/folder, export/caption) ---------------
+    def default_folder(self) -> Path:
+        """Where an export dialog starts: the last export's folder, else the project's, else the home folder."""
+        last = self.shell.settings.value("export/folder", "")
+        if last and Path(str(last)).is_dir():
+            return Path(str(last))
+        p = self.session.project
+        if p is not None and p.root is not None and Path(p.root).is_dir():
+            return Path(p.root)
+        return Path.home()
+
+    def remember_folder(self, folder: str | Path) -> None:
+        self.shell.settings.setValue("export/folder", str(Path(folder).resolve()))
+
+    @property
+    def caption_default(self) -> bool:
+        v = self.shell.settings.value("export/caption", True)
+        return v if isinstance(v, bool) else str(v).lower() == "true"
+
     def start(self, steps: list[int], kind: str, out: str | Path, *, width: int = 720, fps: float = 10.0,
-              pattern: str = DEFAULT_PATTERN, show_progress: bool = True) -> FrameExporter:
-        """Start an export with a progress dialog (Cancel stops it); returns the running exporter."""
+              pattern: str = DEFAULT_PATTERN, show_progress: bool = True, caption: bool = False) -> FrameExporter:
+        """Start an export with a progress dialog (Cancel stops it); returns the running exporter. ``caption``
+        writes each frame's step number into it."""
         self.pause()
         exp = FrameExporter(self.view, self.scene_for, self.jobs, steps, kind, out, width=width, fps=fps,
-                            pattern=pattern, parent=self)
+                            pattern=pattern, caption=caption, parent=self)
+        self.remember_folder(Path(out).parent)
         self.current = exp
         if show_progress:
             dlg = QtWidgets.QProgressDialog("Exporting frames…", "Cancel", 0, len(steps), self.shell)
@@ -249,12 +300,15 @@ class ExportDialog(QtWidgets.QDialog):
         self.fps.setValue(10)
         form.addRow("GIF frames per second:", self.fps)
         out_row = QtWidgets.QHBoxLayout()
-        self.out_edit = QtWidgets.QLineEdit(str(Path.cwd() / "episode.gif"))
+        self.out_edit = QtWidgets.QLineEdit(str(controller.default_folder() / "episode.gif"))
         browse = QtWidgets.QPushButton("Browse…")
         browse.clicked.connect(self._browse)
         out_row.addWidget(self.out_edit)
         out_row.addWidget(browse)
         form.addRow("Save to:", out_row)
+        self.caption = QtWidgets.QCheckBox("Caption each frame with its step number")
+        self.caption.setChecked(controller.caption_default)
+        form.addRow("", self.caption)
         self.kind.currentIndexChanged.connect(self._kind_changed)
         bb = QtWidgets.QDialogButtonBox(QtWidgets.QDialogButtonBox.StandardButton.Ok
                                         | QtWidgets.QDialogButtonBox.StandardButton.Cancel)
@@ -284,5 +338,6 @@ class ExportDialog(QtWidgets.QDialog):
             QtWidgets.QMessageBox.warning(self, "Export steps", str(exc))
             return
         self.accept()
+        self.controller.shell.settings.setValue("export/caption", self.caption.isChecked())
         self.controller.start(rng.steps(), self.kind.currentData(), self.out_edit.text(),
-                              width=self.width_spin.value(), fps=self.fps.value())
+                              width=self.width_spin.value(), fps=self.fps.value(), caption=self.caption.isChecked())

@@ -38,17 +38,27 @@ class InspectorWidget(QtWidgets.QWidget):
         self.title.setWordWrap(True)
         outer.addWidget(self.title)
 
-        form = QtWidgets.QFormLayout()
-        form.setLabelAlignment(QtCore.Qt.AlignmentFlag.AlignRight)
-        form.setHorizontalSpacing(10)
+        # two label/value pairs per row: the facts take five rows, so the true-predicates table below stays in
+        # sight in a 1440x900 window (issue 13: it was below the fold)
+        form = QtWidgets.QGridLayout()
+        form.setHorizontalSpacing(8)
         form.setVerticalSpacing(2)
         self.fields: dict[str, QtWidgets.QLabel] = {}
-        for key in ("Type", "Concepts", "Priority", "Position", "Direction", "Goal", "Action", "Goals reached"):
-            lab = QtWidgets.QLabel("—")
-            lab.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
-            lab.setWordWrap(True)   # long texts wrap instead of widening (and re-laying out) the dock
-            self.fields[key] = lab
-            form.addRow(key + ":", lab)
+        rows = (("Type", "Direction"), ("Position", "Goal"), ("Concepts", "Goals reached"), ("Priority",),
+                ("Action",))
+        for r, keys in enumerate(rows):
+            for c, key in enumerate(keys):
+                name = QtWidgets.QLabel(key + ":")
+                name.setAlignment(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignTop)
+                lab = QtWidgets.QLabel("—")
+                lab.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+                lab.setWordWrap(True)   # long texts wrap instead of widening (and re-laying out) the dock
+                lab.setAlignment(QtCore.Qt.AlignmentFlag.AlignLeft | QtCore.Qt.AlignmentFlag.AlignTop)
+                self.fields[key] = lab
+                form.addWidget(name, r, 2 * c)
+                form.addWidget(lab, r, 2 * c + 1, 1, 1 if len(keys) > 1 else 3)
+        form.setColumnStretch(1, 1)
+        form.setColumnStretch(3, 1)
         outer.addLayout(form)
 
         why_box = self.why_box = QtWidgets.QGroupBox("Why this action")
@@ -62,7 +72,7 @@ class InspectorWidget(QtWidgets.QWidget):
         outer.addWidget(why_box)
 
         self.plot = pg.PlotWidget(background=None)
-        self.plot.setMinimumHeight(130)
+        self.plot.setMinimumHeight(80)
         self.plot.setMaximumHeight(170)
         self.plot.setMouseEnabled(x=True, y=False)
         self.plot.setMenuEnabled(False)
@@ -82,7 +92,6 @@ class InspectorWidget(QtWidgets.QWidget):
         pi.addItem(self.points)
         pi.addItem(self.cursor)
         self.plot.scene().sigMouseClicked.connect(self._plot_clicked)
-        outer.addWidget(self.plot, 0)
         view_box = self.view_box = QtWidgets.QGroupBox("True predicates in its view")
         vl = QtWidgets.QVBoxLayout(view_box)
         vl.setContentsMargins(4, 4, 4, 4)
@@ -95,10 +104,17 @@ class InspectorWidget(QtWidgets.QWidget):
         self.table.setUniformRowHeights(False)
         self.table.setWordWrap(True)
         self.table.header().setStretchLastSection(True)
-        self.table.setMinimumHeight(70)
+        self.table.setMinimumHeight(80)
         self.table.itemDoubleClicked.connect(self._entity_clicked)
         vl.addWidget(self.table)
-        outer.addWidget(view_box, 3)
+        # the table comes right after the explanation; the action plot shares a splitter with it (drag to resize)
+        self.splitter = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.addWidget(view_box)
+        self.splitter.addWidget(self.plot)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 1)
+        outer.addWidget(self.splitter, 1)
 
         self._brushes = [pg.mkBrush(*ACTION_COLOURS[n]) for n in ACTION_NAMES]
         self._plotted: tuple[int, int] | None = None
@@ -127,7 +143,8 @@ class InspectorWidget(QtWidgets.QWidget):
         f = self.fields
         f["Type"].setText(f"{r.kind} ({r.detailed})" if r.detailed.lower() != r.kind.lower() else r.kind)
         f["Concepts"].setText(", ".join(r.concepts) or "none")
-        f["Priority"].setText(f"{r.priority}  (smaller = higher priority)")
+        f["Priority"].setText(f"{r.priority}  (smaller goes first)")
+        f["Priority"].setToolTip("A smaller number is a higher priority")
         f["Position"].setText(f"row {r.position[0]}, col {r.position[1]}")
         f["Direction"].setText(r.heading)
         f["Goal"].setText(f"row {r.goal[0]}, col {r.goal[1]}")

@@ -85,7 +85,7 @@ class SPFPanel(QtWidgets.QWidget):
         self.score_label = QtWidgets.QLabel("–")
         grid.addWidget(QtWidgets.QLabel("Status"), 0, 0)
         grid.addWidget(self.outcome_label, 0, 1)
-        grid.addWidget(QtWidgets.QLabel("Step / steps left"), 1, 0)
+        grid.addWidget(QtWidgets.QLabel("Step"), 1, 0)
         grid.addWidget(self.steps_label, 1, 1)
         grid.addWidget(QtWidgets.QLabel("Last reward"), 2, 0)
         grid.addWidget(self.reward_label, 2, 1)
@@ -183,7 +183,7 @@ class SPFPanel(QtWidgets.QWidget):
                   hint: str | None, running: bool, num_steps: int) -> None:
         colour = OUTCOME_COLOURS.get(outcome, "#888888")
         self.outcome_label.setText(f"<span style='color:{colour}'>{html.escape(outcome)}</span>")
-        self.steps_label.setText(f"{step} / {steps_left} left")
+        self.steps_label.setText(f"step {step} of {step + steps_left}")   # the episode's step budget
         self.reward_label.setText(reward)
         self.score_label.setText(f"{score:+.4f}")
         self.hint_label.setText(hint if (hint and self.hint_check.isChecked()) else "")

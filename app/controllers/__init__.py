@@ -17,6 +17,7 @@ class Shell(Protocol):
 
     settings: QtCore.QSettings
     non_interactive: bool
+    last_message: str   # the newest status-line message
 
     def ask(self, key: str, title: str, text: str, choices: list[tuple[str, str]], default: str) -> str:
         """A choice key; ``answers[key]`` (tests) or the non-interactive rule answer without a dialog."""

@@ -55,6 +55,7 @@ class PlaybackController(QtCore.QObject):
         self.measured_rate = 0.0
         self._resume_from: int | None = None   # the state Play resumed replaying from (see _replay_tick)
         self._pending_after_reset: list[Callable[[], None]] = []
+        self._hint: tuple[str, str] | None = None   # (status text with "Press Space to play", the text without)
         self._screenshot_target: tuple[int, Callable[[], None]] | None = None
         self._replay_timer = QtCore.QTimer(self)
         self._replay_timer.setTimerType(QtCore.Qt.TimerType.PreciseTimer)
@@ -79,6 +80,10 @@ class PlaybackController(QtCore.QObject):
 
     def _changed(self) -> None:
         self.drawing.set_playing(self.live, self.replaying, self.speed)
+        if self.playing and self._hint is not None:   # "Press Space to play" must not stay up while playing
+            if self.shell.last_message == self._hint[0]:
+                self.shell.status(self._hint[1])
+            self._hint = None
         self.changed.emit()
 
     # ---- a project was opened -----------------------------------------------------------------------------------
@@ -107,7 +112,9 @@ class PlaybackController(QtCore.QObject):
         self.syncing = False
         self.session.set_history(history)
         self.set_cursor(0)
-        self.shell.status(f"Ready: {len(history.agents)} agents, seed {info.seed}. Press Space to play.")
+        ready = f"Ready: {len(history.agents)} agents, seed {info.seed}."
+        self._hint = (f"{ready} Press Space to play.", ready)
+        self.shell.status(self._hint[0])
         self._changed()
         pending, self._pending_after_reset = self._pending_after_reset, []
         for fn in pending:

@@ -46,7 +46,7 @@ def test_keys_drive_the_ego_and_readouts_follow(win, qtbot):
     for k in range(1, 6):
         press(qtbot, win, "2")
         assert s.num_steps == k and s.records[-1].action == Action.NORMAL
-    assert win.panel.steps_label.text() == f"5 / {budget - 5} left"
+    assert win.panel.steps_label.text() == f"step 5 of {budget}"
     assert win.shown == 5 and win.panel.slider.maximum() == 5
     press(qtbot, win, "4")
     assert s.records[-1].action == Action.STOP
