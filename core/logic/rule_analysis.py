@@ -11,7 +11,7 @@ uses; the bounded deadlock search (:mod:`core.logic.deadlock`); and, given an ep
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from .analysis import ConflictResult, DeadClause, conflicts, dead_clauses, stratification, undefined_predicates
 from .coverage import Coverage, episode_coverage
@@ -207,33 +207,49 @@ class RulesAnalysis:
 
 def analyze_rules(rules: RuleFile, *, config=None, sections: tuple[str, ...] | None = None,
                   deadlock_agents: int = 2, junction: int | None = None, episode=None,
-                  max_entities: int | None = None, scenes: bool = True) -> RulesAnalysis:
+                  max_entities: int | None = None, scenes: bool = True, status: Callable[[str], None] | None = None,
+                  check: Callable[[], None] | None = None) -> RulesAnalysis:
     """Analyse every rule section of ``rules`` (or ``sections``). ``config`` (a SimConfig) supplies the map for
     witness scenes and the deadlock search (both skipped without it; ``deadlock_agents=0`` skips the search);
-    ``episode`` (an Episode) adds coverage of the section the episode ran."""
+    ``episode`` (an Episode) adds coverage of the section the episode ran.
+
+    For a background job: ``status(text)`` is told each phase before it starts, and ``check()`` is called
+    between phases — a job passes its ``check_cancelled``, whose exception then ends the analysis."""
+
+    def phase(text: str) -> None:
+        if check is not None:
+            check()
+        if status is not None:
+            status(text)
+
     notes: list[str] = []
     out = []
     progs = [(name, s) for name, s in rules.sections.items() if isinstance(s, Program)
              and (sections is None or name in sections)]
     for name, prog in progs:
+        phase(f"[{name}] dependency graph")
         graph = dependency_graph(prog)
         found_c: tuple[ConflictFinding, ...] = ()
         found_d: tuple[DeadFinding, ...] = ()
         dl = None
         if graph.stratified:
             cs = []
+            phase(f"[{name}] conflicts")
             for r in conflicts(prog, max_entities=max_entities):
                 scene = None
                 if r.conflict and r.witness is not None and config is not None and scenes:
+                    phase(f"[{name}] witness scene for {' + '.join(r.heads)}")
                     scene = witness_scene(config, prog, r.heads, r.witness, junction=junction)
                     if scene is None:
                         notes.append(f"[{name}] no witness scene found for {' + '.join(r.heads)} around the "
                                      f"intersection searched")
                 cs.append(ConflictFinding(r, core_items(prog, r.core), scene))
             found_c = tuple(cs)
+            phase(f"[{name}] dead clauses")
             found_d = tuple(DeadFinding(d, _line(prog, d.clause), core_items(prog, d.core))
                             for d in dead_clauses(prog, max_entities=max_entities))
             if config is not None and deadlock_agents:
+                phase(f"[{name}] deadlock search (up to {deadlock_agents} agents)")
                 dl = find_deadlocks(config, prog, max_agents=deadlock_agents, junction=junction)
         else:
             notes.append(f"[{name}] not stratified: conflicts, dead clauses and deadlocks need a stratified program")
@@ -242,6 +258,7 @@ def analyze_rules(rules: RuleFile, *, config=None, sections: tuple[str, ...] | N
         out.append(SectionAnalysis(name, graph, found_c, found_d, undefined, dl))
     cov = None
     if episode is not None:
+        phase("coverage")
         section = episode.meta.get("rule_section") or None
         prog = None
         try:

@@ -119,3 +119,24 @@ def test_bundled_rule_sets_analyse(name):
         assert not s.undefined
         assert all(not c.result.unknown for c in s.conflicts)
     assert rep.to_dict()["file"] == name
+
+
+def test_status_and_cancel_hooks_for_a_background_job():
+    rules = parse_rules(DEAD, FULL, "d.rules")
+    seen = []
+    analyze_rules(rules, status=seen.append)
+    assert seen == ["[main] dependency graph", "[main] conflicts", "[main] dead clauses"]
+
+    class Cancelled(Exception):
+        pass
+
+    calls = []
+
+    def check():
+        calls.append(1)
+        if len(calls) == 2:
+            raise Cancelled
+
+    with pytest.raises(Cancelled):
+        analyze_rules(rules, check=check)
+    assert len(calls) == 2      # stopped before the dead-clause phase
