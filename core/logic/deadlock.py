@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -214,8 +214,10 @@ class _Search:
 
 def find_deadlocks(config, program: Program | None = None, *, max_agents: int = 2, junction: int | None = None,
                    margin: int = DEFAULT_MARGIN, max_results: int = 5, verify_steps: int = 5,
-                   budget: int = 20000) -> DeadlockSearch:
+                   budget: int = 20000, check: Callable[[], None] | None = None) -> DeadlockSearch:
     """Search deadlocks of ``program`` (default: the config's) on ``config``'s map (see module doc).
+
+    ``check()`` is called now and then (a background job's ``check_cancelled``: its exception ends the search).
 
     ``config`` is a :class:`core.sim.config.SimConfig` (its city, and its rules when ``program`` is None);
     reported scenes are verified with ``core.sim.scene.build_simulation`` on the config with ``program``.
@@ -242,6 +244,8 @@ def find_deadlocks(config, program: Program | None = None, *, max_agents: int = 
     p_all = np.flatnonzero((s_idx < t_idx) & (pidx[t_idx, s_idx] >= 0))
     count = 0
     for lo in range(0, len(p_all), 20000):
+        if check is not None:
+            check()
         p = p_all[lo:lo + 20000]
         q = pidx[t_idx[p], s_idx[p]]
         both = waits.of(p) & waits.of(q).transpose(0, 2, 1)
@@ -250,7 +254,7 @@ def find_deadlocks(config, program: Program | None = None, *, max_agents: int = 
         found += [((int(s_idx[p[i]]), int(t_idx[p[i]])), (int(a), int(b))) for i, a, b in hit.tolist()]
     complete = True
     if max_agents >= 3:
-        extra, count3, complete = _three_cycles(search, waits, n, budget)
+        extra, count3, complete = _three_cycles(search, waits, n, budget, check)
         found += extra
         count += count3
     deadlocks, rejected = _report(config, program, search, js, found, max_results, verify_steps)
@@ -277,7 +281,8 @@ class _Waits:
         return None if p < 0 else self.of(np.array([p]))[0]
 
 
-def _three_cycles(search: _Search, waits: _Waits, n: int, budget: int) -> tuple[list, int, bool]:
+def _three_cycles(search: _Search, waits: _Waits, n: int, budget: int,
+                  check: Callable[[], None] | None = None) -> tuple[list, int, bool]:
     """Minimal 3-agent wait cycles s → t → u → s, checked with all three agents together."""
     ws = np.zeros((n, n), dtype=bool)
     p_all = np.flatnonzero(waits.pidx.reshape(-1) >= 0)
@@ -297,6 +302,8 @@ def _three_cycles(search: _Search, waits: _Waits, n: int, budget: int) -> tuple[
             if checked >= budget:
                 return found, count, False
             checked += 1
+            if check is not None and checked % 500 == 0:
+                check()
             m1, m2, m3 = waits.at(s, t), waits.at(t, u), waits.at(u, s)
             # types a, b, c with m1[a, b] & m2[b, c] & m3[c, a]
             hit = np.argwhere(m1[:, :, None] & m2[None, :, :] & m3.T[:, None, :])

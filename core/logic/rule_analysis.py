@@ -250,7 +250,7 @@ def analyze_rules(rules: RuleFile, *, config=None, sections: tuple[str, ...] | N
                             for d in dead_clauses(prog, max_entities=max_entities))
             if config is not None and deadlock_agents:
                 phase(f"[{name}] deadlock search (up to {deadlock_agents} agents)")
-                dl = find_deadlocks(config, prog, max_agents=deadlock_agents, junction=junction)
+                dl = find_deadlocks(config, prog, max_agents=deadlock_agents, junction=junction, check=check)
         else:
             notes.append(f"[{name}] not stratified: conflicts, dead clauses and deadlocks need a stratified program")
         undefined = tuple({"predicate": u.predicate, "reason": u.reason, "clauses": list(u.clauses)}

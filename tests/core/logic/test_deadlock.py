@@ -109,3 +109,14 @@ def test_three_agent_wait_cycle():
 def test_bad_agent_count_is_refused():
     with pytest.raises(ValueError, match="2..3 agents"):
         find_deadlocks(config_for(CLEAN), max_agents=5)
+
+
+def test_check_hook_stops_the_search():
+    class Cancelled(Exception):
+        pass
+
+    def check():
+        raise Cancelled
+
+    with pytest.raises(Cancelled):
+        find_deadlocks(config_for(CLEAN), max_agents=2, check=check)
