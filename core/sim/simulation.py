@@ -105,6 +105,7 @@ class Simulation:
         for i in range(len(self.agents)):
             start = self.sampler.sample_start(self.kinds[i], self.rng)
             self._new_trip(i, start, first=True)
+        self._arena.sync(self.paths)  # table every path now, not in the first step (a 1000-agent spike)
         if self.buffer is not None:
             self._record_state()
 
