@@ -120,3 +120,13 @@ def test_check_hook_stops_the_search():
 
     with pytest.raises(Cancelled):
         find_deadlocks(config_for(CLEAN), max_agents=2, check=check)
+
+
+def test_bundled_expert_rules_lock_a_pedestrian_and_a_car(config):
+    """The default city's own rules (sim_expert.rules): the documented pedestrian-on-the-line / car-in-the-box
+    deadlock (Stop#1 line 8, Stop#7 line 15)."""
+    res = find_deadlocks(config, max_agents=2, max_results=2)
+    assert res.rejected == 0
+    d = next(d for d in res.deadlocks if sorted(a.kind for a in d.agents) == ["car", "pedestrian"])
+    assert {(a.kind, a.clause, a.line) for a in d.agents} == {("pedestrian", "Stop#1", 8), ("car", "Stop#7", 15)}
+    assert stays_stopped(config, d.scene)
