@@ -156,10 +156,11 @@ class _Builder:
             raise ConfigError(f"invalid YAML value {node.value!r}: {exc}", self.file, line, col) from None
 
 
-#: Longest YAML text accepted (characters). Configuration files are hand-written or small generated maps (the
-#: bundled ones are under 15 kB); PyYAML composes pure-Python at roughly 100-300 kB/s, so this bounds the wait for
-#: any answer to a few seconds. Documented in docs/formats.md.
-MAX_YAML_CHARS = 1_000_000
+#: Longest YAML text accepted (characters). Configuration files are hand-written or moderate generated maps
+#: (the bundled ones are under 15 kB; a generated 747x747 city is 123 kB, 1023x1023 228 kB); PyYAML composes
+#: pure-Python at about 65-300 kB/s depending on load, so this bounds the wait for any answer to a few seconds.
+#: Documented in docs/formats.md.
+MAX_YAML_CHARS = 400_000
 #: Deepest nesting of YAML collections accepted (the formats nest at most 4 levels); deeper is refused at the
 #: line and column where the limit is crossed, before Python's recursion limit is reached.
 MAX_YAML_DEPTH = 100
