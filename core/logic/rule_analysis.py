@@ -223,6 +223,9 @@ def analyze_rules(rules: RuleFile, *, config=None, sections: tuple[str, ...] | N
             status(text)
 
     notes: list[str] = []
+    if config is not None and not any(j.is_intersection for j in config.city.junctions):
+        notes.append("the map has no intersection: no witness scenes and no deadlock search")
+        config = None
     out = []
     progs = [(name, s) for name, s in rules.sections.items() if isinstance(s, Program)
              and (sections is None or name in sections)]

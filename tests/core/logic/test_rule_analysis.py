@@ -140,3 +140,14 @@ def test_status_and_cancel_hooks_for_a_background_job():
     with pytest.raises(Cancelled):
         analyze_rules(rules, check=check)
     assert len(calls) == 2      # stopped before the dead-clause phase
+
+
+def test_a_map_without_intersections_skips_scenes_with_a_note():
+    from tests.support.logic import blank_city
+
+    rules = parse_rules(CONFLICT, FULL, "c.rules")
+    cfg = replace(cfg_for(rules), city=blank_city())
+    rep = analyze_rules(rules, config=cfg)
+    assert rep.sections[0].deadlocks is None
+    assert all(c.scene is None for c in rep.sections[0].conflicts)
+    assert "no intersection" in rep.notes[0]
