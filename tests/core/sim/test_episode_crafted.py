@@ -277,3 +277,24 @@ def test_truncated_npy_header_text(tmp_path, members):
     text = b"{'descr': '<i4', 'fortran_order"
     m["path_index.npy"] = data[:8] + len(text).to_bytes(2, "little") + text
     assert "path_index.npy is not a plain .npy array" in str(load_bytes(tmp_path, build(m)))
+
+
+def test_a_project_with_a_crafted_episode_names_the_file(tmp_path, saved_project):
+    """The studio opens project episodes through core.project.open_episode: its error dialog shows the file and
+    problem of an EpisodeFileError (it showed "(internal error)" for the numpy/zip exceptions)."""
+    import shutil
+
+    from core.project import describe_error, load_project, open_episode
+
+    root = tmp_path / "proj"
+    shutil.copytree(saved_project, root)
+    project = load_project(root)
+    path = project.episode_path(project.current_episode)
+    with zipfile.ZipFile(path) as zf:
+        m = {i.filename: zf.read(i.filename) for i in zf.infolist()}
+    m["headings.npy"] = npy(np.array(1, dtype=np.int8))
+    Path(path).write_bytes(build(m))
+    with pytest.raises(EpisodeFileError) as err:
+        open_episode(project)
+    file, problem = describe_error(err.value)
+    assert file == str(path) and "array headings has shape ()" in problem
