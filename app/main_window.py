@@ -27,6 +27,7 @@ from widgets.map_view import MapView
 from .controllers import Forward, help as help_
 from .controllers.breakpoints import BreakpointsController
 from .controllers.drawing import DrawController
+from .controllers.gridlock import GridlockController
 from .controllers.layout import LayoutController
 from .controllers.playback import DEFAULT_SPEED, SPEEDS, PlaybackController, SpeedControls
 from .controllers.project import DEFAULT_MODE, ProjectController
@@ -90,6 +91,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.projects = ProjectController(self, s, self.playback, self)
         self.layout_ctl = LayoutController(self, self.settings, s, self.playback, self.docks)
         self.exporter = ExportController(self, s, self.jobs, self.map, self.drawing.scene_at, self.playback.pause)
+        self.gridlock = GridlockController(self, s, self.map, self.playback, self)   # View ▸ Show the gridlock cycle
         self._build_actions()
         self._build_menus()
         self._build_docks()
@@ -236,7 +238,7 @@ class MainWindow(QtWidgets.QMainWindow):
         m.addSeparator()
         m.addMenu(self.view.colour_menu)
         m.addMenu(self.view.path_menu)
-        m.addActions([A["goals"], A["fov"], A["intersections"], A["icons"]])
+        m.addActions([A["goals"], A["fov"], A["intersections"], A["icons"], self.gridlock.action])
         m.addSeparator()
         self.docks_menu = m.addMenu("&Docks")
         m.addAction(A["reset_layout"])

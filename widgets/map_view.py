@@ -27,6 +27,7 @@ from core.view.scene import MapScene, nearest_agent
 CAR_SIZE = 5.0
 PED_SIZE = 3.6
 SELECT_SIZE = 9.0
+MARK_SIZE = 11.0
 GOAL_SIZE = 4.0
 
 
@@ -134,8 +135,14 @@ class MapView(pg.GraphicsView):
         self.select_item = pg.ScatterPlotItem(pxMode=True, symbol="o", size=20,
                                               pen=pg.mkPen(255, 235, 59, width=3), brush=pg.mkBrush(None))
         self.select_item.setZValue(9)
+        # agents marked as a group (a gridlock's, by set_marked): magenta squares around their glyphs
+        self.mark_item = pg.ScatterPlotItem(pxMode=True, symbol="s", size=22, pen=pg.mkPen(225, 40, 235, width=3),
+                                            brush=pg.mkBrush(None))
+        self.mark_item.setZValue(9)
+        self.mark_item.setVisible(False)
+        self.marked = np.zeros(0, np.int64)
         for it in (self.map_item, self.inter_item, self.icon_item, self.fov_item, self.sel_path, self.goal_item,
-                   self.agent_item, self.select_item):
+                   self.agent_item, self.select_item, self.mark_item):
             self.vb.addItem(it)
         self.show_paths = "all"
         self.show_goals = True
@@ -217,6 +224,7 @@ class MapView(pg.GraphicsView):
         if len(self._goal_cells):
             self.goal_item.setSize(self._px(self._goal_cells, 7.0))
         self.select_item.setSize(float(self._px(np.array([SELECT_SIZE]), 16.0)[0]))
+        self.mark_item.setSize(float(self._px(np.array([MARK_SIZE]), 18.0)[0]))
 
     # ---- frames ----------------------------------------------------------------------------------------------
     def _brush(self, rgb) -> QtGui.QBrush:
@@ -307,8 +315,34 @@ class MapView(pg.GraphicsView):
             self.fov_item.setVisible(True)
         else:
             self.fov_item.setVisible(False)
+        self._draw_marked()
         if self.follow:
             self._centre_on_selected()
+
+    def set_marked(self, agents) -> None:
+        """Mark these agents (indices) in every state drawn from now on, until changed; empty: none."""
+        marked = np.asarray(list(agents or ()), np.int64)
+        if not np.array_equal(marked, self.marked):
+            self.marked = marked
+            self._draw_marked()
+
+    def _draw_marked(self) -> None:
+        sc, m = self.scene_data, self.marked
+        if sc is None or not len(m) or int(m.max()) >= len(sc.positions):
+            self.mark_item.setVisible(False)
+            return
+        pos = np.asarray(sc.positions)[m]
+        self.mark_item.setData(x=pos[:, 1] + 0.5, y=pos[:, 0] + 0.5,
+                               size=float(self._px(np.array([MARK_SIZE]), 18.0)[0]))
+        self.mark_item.setVisible(True)
+
+    def show_cells(self, cells, margin: float = 12.0) -> None:
+        """Zoom and pan so that every (row, col) in ``cells`` is in view with ``margin`` cells around them."""
+        cells = np.asarray(cells, float).reshape(-1, 2)
+        if not len(cells):
+            return
+        (r0, c0), (r1, c1) = cells.min(axis=0) - margin, cells.max(axis=0) + 1 + margin
+        self.vb.setRange(QtCore.QRectF(c0, r0, c1 - c0, r1 - r0), padding=0)
 
     def _draw_icons(self, sc: MapScene) -> None:
         """Icon art: the renderer composes background + sprites into one image (a few ms per frame)."""
