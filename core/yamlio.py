@@ -151,8 +151,9 @@ class _Builder:
             return self._scalar.construct_object(node, deep=True)
         except yaml.constructor.ConstructorError as exc:
             raise ConfigError(f"unsupported YAML value: {exc.problem}", self.file, line, col) from None
-        except (yaml.YAMLError, ValueError, OverflowError, IndexError, KeyError, TypeError) as exc:
-            # e.g. a timestamp that is no date, or a scalar PyYAML's resolver took for a number it cannot read
+        except Exception as exc:  # noqa: BLE001 - PyYAML's constructors raise ValueError, IndexError, KeyError,
+            # AttributeError... for explicitly tagged scalars they cannot read (a timestamp that is no date, an
+            # empty !!int); every one is a bad value at this position
             raise ConfigError(f"invalid YAML value {node.value!r}: {exc}", self.file, line, col) from None
 
 
