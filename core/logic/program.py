@@ -23,7 +23,7 @@ from typing import Iterable, Mapping
 import networkx as nx
 
 from ..codes import ACTION_NAMES
-from ..errors import RuleError, SourcePos
+from ..errors import RuleError, SourcePos, decode_error_location
 from .ontology import Ontology
 from .parser import MAIN_SECTION, MAX_RULE_CHARS, RawClause, RawFile, RawSection, RawTask, parse_raw
 from .syntax import EGO, Clause, Literal, format_clause
@@ -409,10 +409,6 @@ def load_rules(path: str | Path, ontology: Ontology) -> RuleFile:
 
 
 def _decode_error(path: Path, exc: UnicodeDecodeError) -> RuleError:
-    """A UTF-8 decoding error located at its line and column (counted in the bytes before the bad one)."""
-    data = exc.object if isinstance(exc.object, bytes) else b""
-    before = data[:exc.start]
-    line = before.count(b"\n") + 1
-    col = len(before[before.rfind(b"\n") + 1:].decode("utf-8", "replace")) + 1
-    return RuleError(f"not UTF-8 text: byte 0x{data[exc.start]:02x} cannot be decoded" if exc.start < len(data)
-                     else "not UTF-8 text", path, line, col)
+    """A UTF-8 decoding error located at its line and column."""
+    line, col = decode_error_location(exc)
+    return RuleError(f"not UTF-8 text: byte 0x{exc.object[exc.start]:02x} cannot be decoded", path, line, col)
