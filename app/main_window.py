@@ -332,7 +332,8 @@ class MainWindow(QtWidgets.QMainWindow):
     def _update_title(self) -> None:
         p = self.session.project
         name = p.name if p else "no project"
-        where = f" — {p.root}" if p and p.root else " (not saved)"
+        ro = self.session.read_only
+        where = f" — {p.root}" if p and p.root else f" — read-only replay of {ro}" if ro else " (not saved)"
         self.setWindowTitle(f"{name}[*]{where} · LogiCity Studio")
         self.setWindowModified(self.session.modified)
 

@@ -92,6 +92,20 @@ class PlaybackController(QtCore.QObject):
         continued) or reset to its seed."""
         s = self.session
         self.sim_steps = 0
+        if s.read_only is not None:   # a replay of an episode file: nothing to simulate, stale frames dropped
+            self.sim.next_generation()
+            self.sim.pause()
+            self.syncing = False
+            self.sim_steps = s.num_steps
+            self._hint = None
+            self.shell.status(f"Read-only replay of {s.read_only.name} ({s.num_steps} steps): play, scrub and "
+                              f"inspect it; it cannot be simulated further. File ▸ Save project as… makes it a "
+                              f"project that can.", 20000)
+            self._changed()
+            pending, self._pending_after_reset = self._pending_after_reset, []
+            for fn in pending:
+                fn()
+            return
         if s.history is not None:
             self.syncing = True
             self.sim.sync(project.config, int(s.history.meta.get("seed", project.seed)), s.positions(),
@@ -250,7 +264,19 @@ class PlaybackController(QtCore.QObject):
     def _replay_interval(self) -> int:
         return 16 if self.speed <= 0 else max(1, int(1000 / self.speed))
 
+    def refused_read_only(self, doing: str) -> bool:
+        """True (and says why in the status line) when a read-only replay is shown: ``doing`` is not possible."""
+        s = self.session
+        if s.read_only is None:
+            return False
+        self.shell.status(f"Cannot {doing}: {s.read_only.name} is a read-only replay of a recorded episode "
+                          f"(step {s.num_steps} is its end). File ▸ Save project as… makes it a project that can "
+                          f"be simulated further.", 12000)
+        return True
+
     def _play_live(self) -> None:
+        if self.refused_read_only("play past the end"):
+            return
         if self.syncing:
             self.shell.status("Still re-simulating the loaded episode; play again in a moment.")
             return
@@ -308,6 +334,8 @@ class PlaybackController(QtCore.QObject):
         if s.history is None:
             return
         self.pause()
+        if self.refused_read_only("simulate a step"):
+            return
         if self.syncing:
             self.shell.status("Still re-simulating the loaded episode; step again in a moment.")
             return
@@ -347,6 +375,8 @@ class PlaybackController(QtCore.QObject):
 
     def branch_here(self) -> None:
         s = self.session
+        if self.refused_read_only("branch"):
+            return
         if s.history is None or s.cursor >= s.num_steps:
             self.shell.status("Nothing to discard: the shown step is the newest.")
             return
@@ -369,7 +399,7 @@ class PlaybackController(QtCore.QObject):
     def reset_simulation(self, seed: int | None = None, confirm: bool = True) -> None:
         """Discard the recording and start again from the seed (asks first when steps are recorded)."""
         s = self.session
-        if s.project is None:
+        if s.project is None or self.refused_read_only("reset the simulation"):
             return
         if confirm and s.num_steps > 0:
             ans = self.shell.ask("reset", "Reset the simulation?",
@@ -382,7 +412,7 @@ class PlaybackController(QtCore.QObject):
         self.sim.reset(s.project.config, s.project.seed)
 
     def seed_dialog(self) -> None:
-        if self.session.project is None:
+        if self.session.project is None or self.refused_read_only("change the seed"):
             return
         seed, ok = QtWidgets.QInputDialog.getInt(cast(QtWidgets.QWidget, self.shell), "Random seed",
                                                  "Seed (restarts the simulation):", int(self.session.project.seed),
@@ -394,6 +424,8 @@ class PlaybackController(QtCore.QObject):
         """Override the selected agent's decision from the newest step on (None: follow the rules again); an
         undoable command until a step is simulated with it."""
         s = self.session
+        if self.refused_read_only("force an action"):
+            return
         if s.history is None or s.selected is None:
             self.shell.status("Select an agent first.")
             return
@@ -417,7 +449,7 @@ class PlaybackController(QtCore.QObject):
         if target is None or self.session.history is None:
             return
         steps, done = target
-        if self.session.num_steps >= steps:
+        if self.session.num_steps >= steps or self.session.read_only is not None:   # a replay ends where it ends
             self._screenshot_target = None
             done()
         else:

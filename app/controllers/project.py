@@ -13,6 +13,7 @@ from PySide6 import QtCore, QtWidgets
 
 from core.errors import LogiCityError
 from core.project import Project, describe_error, is_project, manifest_name, replaced_files
+from core.studio.episode_file import is_episode_file
 from core.studio.session import Session, load_target
 
 from ..settings import add_recent, recent_files, remove_recent
@@ -42,8 +43,8 @@ class ProjectController(QtCore.QObject):
         p = self.session.project
         start = str(p.root) if p and p.root else str(ROOT / "configs" / "modes")
         path, _ = QtWidgets.QFileDialog.getOpenFileName(
-            self._widget, "Open project or mode file", start,
-            "Projects and mode files (project.yaml *.yaml *.yml);;All files (*)")
+            self._widget, "Open project, mode file or episode", start,
+            "Projects, mode files and episodes (project.yaml *.yaml *.yml *.npz);;Episodes (*.npz);;All files (*)")
         if path:
             self.open_path(path, ask_save=False)
 
@@ -61,7 +62,8 @@ class ProjectController(QtCore.QObject):
             menu.addAction("Clear list").triggered.connect(lambda: settings.setValue("recent/files", []))
 
     def open_path(self, path: str | Path, ask_save: bool = True) -> bool:
-        """Open a project folder, its project.yaml, or a mode file. Errors show a dialog; returns success."""
+        """Open a project folder, its project.yaml, a mode file, or an episode file (.npz, shown as a read-only
+        replay). Errors show a dialog and the studio keeps what it had; returns success."""
         if ask_save and not self.maybe_save("open another project"):
             return False
         p = Path(path)
@@ -79,7 +81,7 @@ class ProjectController(QtCore.QObject):
         finally:
             QtWidgets.QApplication.restoreOverrideCursor()
         try:
-            self.install(project, episode)
+            self.install(project, episode, read_only=p if is_episode_file(p) else None)
         except Exception as exc:  # noqa: BLE001 - a project that loads but cannot be shown: report, start clean
             file, problem = describe_error(exc)
             self.shell.show_error("Could not show the project", str(p) if file == "(internal error)" else file,
@@ -88,10 +90,11 @@ class ProjectController(QtCore.QObject):
         add_recent(settings, project.root if project.root is not None else p)
         return True
 
-    def install(self, project: Project, episode: Any = None) -> None:
-        """Show ``project`` (with a recorded ``episode``) and start its simulation."""
+    def install(self, project: Project, episode: Any = None, read_only: Path | None = None) -> None:
+        """Show ``project`` (with a recorded ``episode``) and start its simulation; ``read_only``: the episode
+        file shown as a read-only replay (nothing is simulated)."""
         self.playback.pause()
-        problems = self.session.open(project, episode)
+        problems = self.session.open(project, episode, read_only=read_only)
         self.playback.start(project)
         if problems:   # shown once the simulation is ready, so "Ready: …" does not hide it
             text = f"Left out {len(problems)} breakpoint(s) of the project: {'; '.join(problems)}"
@@ -154,6 +157,12 @@ class ProjectController(QtCore.QObject):
                                   problem)
             return False
         add_recent(self.shell.settings, folder)
+        if self.session.read_only is not None:   # a replay saved as a project: reopen it, it can be continued now
+            replay = self.session.read_only.name
+            if not self.open_path(folder, ask_save=False):
+                return False
+            self.shell.status(f"Saved the replay of {replay} as a project in {folder}; it can be simulated further")
+            return True
         self.shell.status(f"Saved to {folder}")
         return True
 

@@ -38,6 +38,7 @@ from ..sim.episode import EpisodeBuffer, EpisodeView
 from ..sim.events import Breakpoint, Event as MarkerEvent, MarkerIndex
 from ..sim.frames import StepFrame, apply_frame, copy_episode
 from ..view.colouring import DEFAULT_SCHEME, colour_schemes, scheme_problem
+from .episode_file import is_episode_file, load_episode_file
 from .events import EmitterGroup
 from .stack import Command, CommandStack
 
@@ -61,19 +62,22 @@ class ViewOptions:
 
 
 def load_target(path: str | Path) -> tuple[Project, EpisodeView | None]:
-    """What File ▸ Open reads: a project folder (or its project.yaml) with its current episode, or a mode file as a
-    new unsaved project. Raises :class:`~core.errors.LogiCityError` naming the file and the problem."""
+    """What File ▸ Open reads: a project folder (or its project.yaml) with its current episode, a mode file as a
+    new unsaved project, or an episode file (.npz) with the project embedded in it (shown read-only: see
+    core/studio/episode_file.py). Raises :class:`~core.errors.LogiCityError` naming the file and the problem."""
     p = Path(path)
     if is_project(p):
         project = load_project(p)
         return project, open_episode(project)
+    if is_episode_file(p):
+        return load_episode_file(p)
     if p.is_file() and p.suffix in (".yaml", ".yml"):
         from ..sim.config import load_mode   # the simulation's config loader pulls in the logic engines
 
         return new_project(load_mode(p)), None
     if not p.exists():
         raise LogiCityError("file or folder not found", p)
-    raise LogiCityError("not a project (no project.yaml) and not a mode file (.yaml)", p)
+    raise LogiCityError("not a project (no project.yaml), a mode file (.yaml) or an episode file (.npz)", p)
 
 
 class Session:
@@ -98,6 +102,8 @@ class Session:
         self._other_changes = False      # unsaved changes outside the stack: recorded steps, seed, branch
         self._modified_seen = False      # the value the last ``modified`` event announced
         self._want_selected: str | None = None   # agent to select once a new recording starts
+        #: the episode file shown as a read-only replay (it cannot be simulated further; Save As makes a project)
+        self.read_only: Path | None = None
 
     # ---- queries ----------------------------------------------------------------------------------------------
     @property
@@ -139,10 +145,13 @@ class Session:
         self.events.message.emit(value=text, level=level)
 
     # ---- opening ----------------------------------------------------------------------------------------------
-    def open(self, project: Project, episode: EpisodeView | None = None) -> list[str]:
+    def open(self, project: Project, episode: EpisodeView | None = None,
+             read_only: str | Path | None = None) -> list[str]:
         """Show ``project`` (and a recorded ``episode`` of it): the saved view state (colour-by, step, selection,
-        breakpoints) is restored; forgets the undo history. Returns the problems found in the saved view state
-        (each also reported through the ``message`` event); what is wrong is left out, never silently."""
+        breakpoints) is restored; forgets the undo history. ``read_only`` names the episode file when the episode
+        is shown as a read-only replay. Returns the problems found in the saved view state (each also reported
+        through the ``message`` event); what is wrong is left out, never silently."""
+        self.read_only = Path(read_only) if read_only is not None and episode is not None else None
         concepts = list(project.config.agents.table().concepts)
         studio = dict(project.studio or {})
         problems: list[str] = []
