@@ -17,8 +17,9 @@ Threading contract (why it is safe):
 * A step that fails is rolled back: the worker restores the last good state (nearest checkpoint + replay), sends
   no frame for it and reports the failing component (grounding, rule engine, planner …). Continuing afterwards
   gives exactly what a fault-free run with the same seed gives.
-* Checkpoints every ``CHECKPOINT_EVERY`` steps (not every step: memory); branching to step k restores the nearest
-  one at or before k and replays at most ``CHECKPOINT_EVERY - 1`` steps.
+* Checkpoints every ``CHECKPOINT_EVERY`` steps (not every step: memory; sooner in a big city, see
+  ``REPLAY_AGENT_STEPS``); branching to step k restores the nearest one at or before k and replays the steps after
+  it.
 * Back-pressure: the worker never runs more than ``MAX_BACKLOG`` frames ahead of what the GUI has applied
   (``acked``, a plain int the GUI thread writes), so a slow GUI never accumulates an unbounded queue.
 * Turn-taking at full speed: Python threads share one GIL, and a worker that computes non-stop makes every
@@ -50,9 +51,10 @@ BURST = 0.008
 MAX_WAIT = 1.0
 #: A checkpoint every this many steps, or sooner once the steps since the last one moved REPLAY_AGENT_STEPS agents
 #: in all (a step's time grows with the agents; a deterministic measure, not the clock): a seek replays at most
-#: CHECKPOINT_EVERY - 1 steps of the default city (18 agents, ~1.5 ms each) and about two of a 100-agent city. A
-#: checkpoint every step cost several KiB per step (bench/gui.py prints memory per step and seek times).
-CHECKPOINT_EVERY = 10
+#: CHECKPOINT_EVERY - 1 steps of the default city (18 agents: ~4 ms CPU median, 13 ms worst) and at most one of a
+#: 100-agent city. A checkpoint (~3 KiB for 18 agents) after every step made the studio's memory grow 11.4 KiB per
+#: step, every 5th 8.8 KiB (bench/gui.py prints memory per step and seek times; --every-step-checkpoints compares).
+CHECKPOINT_EVERY = 5
 REPLAY_AGENT_STEPS = 200
 #: The kind and generation key of the simulation service (app.jobs).
 KIND = "simulation"

@@ -13,16 +13,24 @@ For the bundled default city (18 agents) and a generated city with 100 agents it
 * playback: steps per second while the studio plays "as fast as possible" and draws, next to the headless
   simulator's steps per second on the same config (the ratio is the GUI's cost), and the worst GUI event-loop
   gap seen meanwhile.
+* memory per recorded step (Python allocations traced with tracemalloc while steps are recorded, after a warm-up):
+  the studio (simulation worker with its checkpoints + the GUI's copy of the recording) next to the headless
+  simulator recording the same steps.
+* seek latency: branching back to a random past step (the worker restores the nearest checkpoint and replays the
+  steps after it) until the studio reports the branch, median and worst.
 
-Usage: QT_QPA_PLATFORM=offscreen python bench/gui.py [--samples 200] [--record 300] [--play-seconds 4]
+Usage: QT_QPA_PLATFORM=offscreen python bench/gui.py [--samples 200] [--record 300] [--play-seconds 4] [--seeks 20]
+       [--every-step-checkpoints]   (the former checkpoint policy, to compare memory per step and seek)
 """
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 import tempfile
 import time
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -75,6 +83,26 @@ def headless_rate(config, seconds: float = 2.0) -> float:
     return n / (time.perf_counter() - t0)
 
 
+def traced_kib() -> float:
+    gc.collect()
+    return tracemalloc.get_traced_memory()[0] / 1024
+
+
+def headless_memory_per_step(config, warmup: int, steps: int) -> float:
+    """KiB of Python allocations per recorded step of the headless simulator (recording on)."""
+    from core.sim.simulation import Simulation
+
+    tracemalloc.start()
+    try:
+        sim = Simulation(config, seed=0, record=True)
+        sim.run(warmup)
+        m0 = traced_kib()
+        sim.run(steps)
+        return (traced_kib() - m0) / steps
+    finally:
+        tracemalloc.stop()
+
+
 def bench_case(app, title: str, project, args) -> dict:
     from PySide6 import QtCore
 
@@ -88,14 +116,24 @@ def bench_case(app, title: str, project, args) -> dict:
     wait_until(app, lambda: win.history is not None)
     # record an episode as fast as possible
     win.set_speed(0)
+    warmup = max(10, args.record // 6)
+    win.play()
+    wait_until(app, lambda: win.num_steps >= warmup)
+    win.pause()
+    run_loop(app, 100)
+    tracemalloc.start()   # memory per recorded step (both threads are traced); slows recording, not timed
+    m0, s0 = traced_kib(), win.num_steps
     win.play()
     wait_until(app, lambda: win.num_steps >= args.record)
     win.pause()
     run_loop(app, 100)
+    studio_kib = (traced_kib() - m0) / max(1, win.num_steps - s0)
+    tracemalloc.stop()
     t = win.num_steps
     rng = np.random.default_rng(0)
     ks = rng.integers(0, t + 1, size=args.samples)
-    out: dict = {"title": title, "agents": len(win.history.agents), "recorded": t}
+    out: dict = {"title": title, "agents": len(win.history.agents), "recorded": t, "studio KiB/step": studio_kib,
+                 "headless KiB/step": headless_memory_per_step(project.config, warmup, t - warmup)}
     for label, sel in (("none", None), ("selected", 0)):
         win.select_agent(sel)
         run_loop(app, 50)
@@ -141,6 +179,17 @@ def bench_case(app, title: str, project, args) -> dict:
     win.pause()
     out["worst gap ms"] = max(gaps) * 1000 if gaps else float("nan")
     out["headless steps/s"] = headless_rate(project.config)
+    # seek: branch back to random past steps, newest first (each branch discards the steps after it)
+    seeks = []
+    branched: list[int] = []
+    win.controller.worker.branched.connect(lambda _g, k: branched.append(k))
+    for k in sorted(rng.choice(np.arange(1, t), size=min(args.seeks, t - 1), replace=False).tolist(), reverse=True):
+        n = len(branched)
+        t0 = time.perf_counter()
+        win.branch_at(int(k))
+        wait_until(app, lambda: len(branched) > n, timeout=60)
+        seeks.append((time.perf_counter() - t0) * 1000)
+    out["seek ms"] = (float(np.median(seeks)), float(np.max(seeks))) if seeks else (float("nan"), float("nan"))
     win.dirty = False
     win.close()
     return out
@@ -151,16 +200,23 @@ def main() -> int:
     ap.add_argument("--samples", type=int, default=200, help="timeline steps to time per case")
     ap.add_argument("--record", type=int, default=300, help="steps to record before timing")
     ap.add_argument("--play-seconds", type=float, default=4.0)
+    ap.add_argument("--seeks", type=int, default=20, help="branches back to random past steps to time")
+    ap.add_argument("--every-step-checkpoints", action="store_true",
+                    help="the worker's former policy (a checkpoint after every step), for comparison")
     ap.add_argument("--quick", action="store_true", help="smoke run (fewer samples and steps)")
     args = ap.parse_args()
     if args.quick:
-        args.samples, args.record, args.play_seconds = 40, 60, 1.5
+        args.samples, args.record, args.play_seconds, args.seeks = 40, 60, 1.5, 8
     from PySide6 import QtWidgets
 
     from core.project import new_project
     from core.sim.config import load_mode
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])
+    if args.every_step_checkpoints:
+        import app.worker as worker
+
+        worker.CHECKPOINT_EVERY, worker.REPLAY_AGENT_STEPS = 1, None
     cases = [("default city (18 agents)", new_project(load_mode(ROOT / "configs" / "modes" / "default.yaml"))),
              ("generated city (100 agents)", new_project(generated_config(100)))]
     results = [bench_case(app, title, proj, args) for title, proj in cases]
@@ -181,6 +237,11 @@ def main() -> int:
         ratio = r["studio steps/s"] / r["headless steps/s"] if r["headless steps/s"] else float("nan")
         print(f"{r['title']:<30}{r['studio steps/s']:>15.1f}{r['headless steps/s']:>18.1f}{ratio:>8.2f}"
               f"{r['worst gap ms']:>18.1f}")
+    print("\nMemory per recorded step (KiB, tracemalloc) and seek (branch back to a random past step, ms)")
+    print(f"{'scenario':<30}{'studio KiB/step':>16}{'headless KiB/step':>19}{'seek median':>13}{'seek worst':>12}")
+    for r in results:
+        print(f"{r['title']:<30}{r['studio KiB/step']:>16.2f}{r['headless KiB/step']:>19.2f}{r['seek ms'][0]:>13.2f}"
+              f"{r['seek ms'][1]:>12.2f}")
     print(f"\nmap-frame median target {'met' if ok else 'MISSED'} (load average during the run: "
           f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} cores)")
     return 0

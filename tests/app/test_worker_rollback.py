@@ -104,7 +104,7 @@ def test_a_failed_step_is_rolled_back_and_the_run_continues_as_without_the_fault
         rec = Recorder(controller)
         controller.reset(cfg, 3)
         qtbot.waitUntil(lambda: rec.history is not None, timeout=WAIT)
-        step_until(qtbot, rec, 2 * CHECKPOINT_EVERY + 5)
+        step_until(qtbot, rec, max(25, 2 * CHECKPOINT_EVERY + 5))
         assert fault["raised"] == 1 and len(rec.errors) == 1
         err = rec.errors[0]
         assert err.kind == "simulation" and err.component == component
