@@ -25,8 +25,14 @@ CONCEPT_ORDER: tuple[str, ...] = ("tiro", "bus", "ambulance", "old", "young", "p
 MAX_CELLS = 8192
 
 
+def _finite_number(v: Any) -> bool:
+    """An int or a finite float (``math.isfinite`` itself raises OverflowError for an int beyond the float range,
+    e.g. 400 digits written in an ontology)."""
+    return not isinstance(v, bool) and (isinstance(v, int) or (isinstance(v, float) and math.isfinite(v)))
+
+
 def _positive_number(v: Any) -> str | None:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+    if not _finite_number(v) or v < 0:
         return "must be a non-negative (finite) number"
     if v > MAX_CELLS:
         return f"must be at most {MAX_CELLS} cells (larger than any map), got {v}"
@@ -34,7 +40,7 @@ def _positive_number(v: Any) -> str | None:
 
 
 def _angle(v: Any) -> str | None:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or not 0 <= v <= math.pi:
+    if not _finite_number(v) or not 0 <= v <= math.pi:
         return f"must be an angle in radians between 0 and π (3.14159), got {v!r}"
     return None
 
