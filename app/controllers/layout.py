@@ -6,7 +6,8 @@ from PySide6 import QtCore, QtWidgets
 
 from core.studio.session import Session
 
-from .playback import SPEEDS, DEFAULT_SPEED, PlaybackController
+from .playback import PlaybackController
+from .speed import DEFAULT_SPEED, SPEEDS
 
 STATE_VERSION = 1
 
