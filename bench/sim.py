@@ -53,6 +53,30 @@ def time_steps(cfg: SimConfig, engine: str, steps: int, record: bool, seed: int 
             "setup": setup, "steps": steps}
 
 
+def buffer_growth(n_agents: int = 1000, steps: int = 8300) -> dict:
+    """Wall and CPU time of the recording alone (one append_step + append_state per step) over ``steps`` steps:
+    the episode buffer once paused for a whole-history copy when its capacity doubled (about 1 s at step 8191
+    with 1000 agents); its worst step shows whether any append still copies the history."""
+    from core.sim.episode import EpisodeBuffer
+
+    agents = random_agent_set(n_agents, seed=1).table()
+    buf = EpisodeBuffer(agents, {}, witness_vars=3)
+    n = n_agents
+    pos, zero8, zero32 = np.zeros((n, 2), np.int32), np.zeros(n, np.int8), np.zeros(n, np.int32)
+    holds, wit, flags = np.zeros((n, 4), bool), np.zeros((n, 3), np.int32), np.zeros(n, bool)
+    buf.append_state(pos, zero8, pos, zero32, zero32, agents)
+    wall, cpu = [], []
+    for _ in range(steps):
+        c0, w0 = time.thread_time(), time.perf_counter()
+        buf.append_step(holds, zero8, zero8, zero32, wit, flags)
+        buf.append_state(pos, zero8, pos, zero32, zero32, agents)
+        wall.append(time.perf_counter() - w0)
+        cpu.append(time.thread_time() - c0)
+    s, c = np.asarray(wall), np.asarray(cpu)
+    return {"median": float(np.median(s)), "worst": float(s.max()), "worst_at": int(s.argmax()),
+            "cpu_median": float(np.median(c)), "cpu_worst": float(c.max()), "cpu_worst_at": int(c.argmax())}
+
+
 def generated(n_agents: int, blocks: tuple[int, int], base: SimConfig) -> SimConfig:
     city = generate_city(42, blocks=blocks)
     return SimConfig(city=city, agents=random_agent_set(n_agents, seed=42), ontology=base.ontology,
@@ -88,6 +112,10 @@ def main() -> int:
             print(f"{label:<30}{engine:<9}{'on' if record else 'off':<5}{r['median'] * 1e3:>10.2f}"
                   f"{r['p95'] * 1e3:>9.2f}{r['worst'] * 1e3:>10.1f}{r['mean'] * 1e3:>9.2f}"
                   f"{r['cpu_median'] * 1e3:>9.2f}{k:>7}{r['setup']:>9.1f}", flush=True)
+    g = buffer_growth(steps=600 if args.quick else 8300)
+    print(f"episode buffer alone, 1000 agents, {600 if args.quick else 8300} steps: median {g['median'] * 1e3:.3f} ms, "
+          f"worst {g['worst'] * 1e3:.1f} ms (step {g['worst_at']}); CPU median {g['cpu_median'] * 1e3:.3f} ms, "
+          f"CPU worst {g['cpu_worst'] * 1e3:.1f} ms (step {g['cpu_worst_at']})")
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
     e = results[(cases[0][0], "compiled", True)]
     z = results[(cases[0][0], "z3", True)]
