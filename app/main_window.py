@@ -25,6 +25,7 @@ from widgets.choice_dialog import ask_choice
 from widgets.map_view import MapView
 
 from .controllers import Forward, help as help_
+from .controllers.agents import AgentsController
 from .controllers.breakpoints import BreakpointsController
 from .controllers.drawing import DrawController
 from .controllers.gridlock import GridlockController
@@ -92,6 +93,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.layout_ctl = LayoutController(self, self.settings, s, self.playback, self.docks)
         self.exporter = ExportController(self, s, self.jobs, self.map, self.drawing.scene_at, self.playback.pause)
         self.gridlock = GridlockController(self, s, self.map, self.playback, self)   # View ▸ Show the gridlock cycle
+        self.agents_ctl = AgentsController(s, self.map, self.panels.widget("agents"), self.drawing,   # Agents panel,
+                                           self.selection.select, self)                   # labels, witness
         self._build_actions()
         self._build_menus()
         self._build_docks()
@@ -238,7 +241,8 @@ class MainWindow(QtWidgets.QMainWindow):
         m.addSeparator()
         m.addMenu(self.view.colour_menu)
         m.addMenu(self.view.path_menu)
-        m.addActions([A["goals"], A["fov"], A["intersections"], A["icons"], self.gridlock.action])
+        m.addActions([A["goals"], A["fov"], A["intersections"], A["icons"], self.agents_ctl.action,
+                      self.gridlock.action])
         m.addSeparator()
         self.docks_menu = m.addMenu("&Docks")
         m.addAction(A["reset_layout"])

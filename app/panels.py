@@ -266,6 +266,13 @@ def _render(session, jobs) -> Panel:
     return Panel(dock, IconGenController(dock, jobs))
 
 
+def _agents(session, jobs) -> QtWidgets.QWidget:
+    """Every agent at the shown step (app/controllers/agents.py feeds it from the session)."""
+    from widgets.agents_panel import AgentsPanel
+
+    return AgentsPanel()
+
+
 #: Height (px) the Render panel asks for when it is opened in a shorter spot: Generate, progress, the tab bar and a
 #: row of result thumbnails with their details.
 RENDER_DOCK_HEIGHT = 400
@@ -279,6 +286,7 @@ BUILTIN_PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("breakpoints", "Breakpoints", LEFT, _breakpoints, tabify_with="legend"),
     PanelSpec("render", "Render (icon generation)", RIGHT, _render, visible=False, tabify_with="statistics",
               scroll=True, open_height=RENDER_DOCK_HEIGHT),
+    PanelSpec("agents", "Agents", RIGHT, _agents, tabify_with="statistics"),
 )
 _BUILTINS_DONE = False
 

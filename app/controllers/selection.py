@@ -1,5 +1,6 @@
-"""Selecting agents (a click on the map or in the inspector's table, --select) and the hover line of the status
-bar; the inspector and the statistics ask for steps through the playback controller."""
+"""Selecting agents (a click on the map — again on a cell several agents share: the next of them — or in the
+inspector's table, the Agents panel, --select) and the hover line of the status bar; the inspector and the
+statistics ask for steps through the playback controller."""
 from __future__ import annotations
 
 from typing import Any
@@ -7,6 +8,7 @@ from typing import Any
 from PySide6 import QtCore, QtWidgets
 
 from core.codes import ACTION_NAMES
+from core.view.agent_rows import agents_in_cell, pick_in_cell
 from core.studio.session import Session
 
 from . import Shell
@@ -20,7 +22,8 @@ class SelectionController(QtCore.QObject):
         self.shell = shell
         self.session = session
         self.hover_label = hover_label
-        map_view.agentClicked.connect(lambda a: self.select(None if a < 0 else a))
+        self.map = map_view
+        map_view.agentClicked.connect(self._on_map_click)
         map_view.hovered.connect(self._on_hover)
         inspector.agentRequested.connect(self.select)
         inspector.stepRequested.connect(playback.set_cursor)
@@ -33,6 +36,21 @@ class SelectionController(QtCore.QObject):
         s.select(agent)
         if s.selected is not None:
             self.shell.status(f"Selected {s.agent_names[s.selected]}")
+
+    def _on_map_click(self, agent: int) -> None:
+        """A click on the map: the agent hit, or, clicking again on a cell several agents share, the next of them
+        (core.view.agent_rows.pick_in_cell), so every agent in a crowded cell can be selected."""
+        sc = self.map.scene_data
+        if agent >= 0 and sc is not None and agent < len(sc.positions):
+            agent = pick_in_cell(sc.positions, agent, self.session.selected)
+            sharing = agents_in_cell(sc.positions, tuple(int(v) for v in sc.positions[agent]))
+            self.select(agent)
+            if len(sharing) > 1:
+                names = self.session.agent_names
+                self.shell.status(f"Selected {names[agent]} ({sharing.index(agent) + 1} of {len(sharing)} in this "
+                                  f"cell: click again for {names[sharing[(sharing.index(agent) + 1) % len(sharing)]]})")
+            return
+        self.select(None)
 
     def select_by_name(self, name: str) -> None:
         if name in self.session.agent_names:

@@ -59,6 +59,7 @@ class ViewOptions:
     intersections: bool = False      # the intersection lines and boxes overlay
     goals: bool = True               # every agent's goal
     fov: bool = True                 # the selected agent's field of view
+    labels: bool = False             # agent names on the map (decluttered; app/controllers/agents.py)
 
 
 def load_target(path: str | Path) -> tuple[Project, EpisodeView | None]:

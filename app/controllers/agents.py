@@ -1,0 +1,114 @@
+"""Which agent is which: the Agents panel, agent labels on the map (View ▸ Show agent names) and the witness of the
+selected agent's explanation (ringed on the map, with a line to the selected agent).
+
+The panel's rows, the witness and the label placement are computed in core (core/view/agent_rows.py,
+core/view/labels.py); this controller feeds them from the session after each drawn frame and turns the panel's
+requests into a selection (through the selection controller, so the status bar says so) and a centred map.
+While playing the panel refreshes at most every :data:`PANEL_PERIOD` seconds; the map overlays every frame.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+import numpy as np
+from PySide6 import QtCore, QtGui
+
+from core.studio.session import Session
+from core.view.agent_rows import agent_rows, witness_agents
+from widgets.map_overlays import AgentLabelLayer, WitnessOverlay
+
+#: Seconds between two refreshes of the panel's rows while playing.
+PANEL_PERIOD = 0.25
+
+
+class AgentsController(QtCore.QObject):
+    def __init__(self, session: Session, map_view: Any, panel: Any, drawing: Any, select: Callable[[int | None], None],
+                 parent: QtCore.QObject | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.map = map_view
+        self.panel = panel
+        self.select = select
+        self.labels = AgentLabelLayer()
+        self.labels.setVisible(session.view.labels)
+        map_view.vb.addItem(self.labels)
+        self.witness = WitnessOverlay(map_view.vb)
+        self.action = QtGui.QAction("Show agent &names", self)
+        self.action.setCheckable(True)
+        self.action.setShortcut(QtGui.QKeySequence("N"))
+        self.action.setShortcutContext(QtCore.Qt.ShortcutContext.WindowShortcut)
+        self.action.setStatusTip("Label agents on the map (short ids when zoomed out; overlapping labels skipped)")
+        self.action.setChecked(session.view.labels)
+        self.action.toggled.connect(lambda on: self.session.set_view(labels=bool(on)))
+        self._last_rows = 0.0
+        self._stale = False
+        self._rows_timer = QtCore.QTimer(self)
+        self._rows_timer.setSingleShot(True)
+        self._rows_timer.timeout.connect(self.refresh_rows)
+        drawing.drawn.connect(self._on_drawn)
+        panel.agentClicked.connect(self.select)
+        panel.agentActivated.connect(self.centre_on)
+        panel.shown.connect(lambda: self.refresh_rows() if self._stale else None)
+        ev = session.events
+        ev.selection.connect(lambda e: self.panel.set_selected(e.value))
+        ev.project.connect(lambda e: (self.panel.clear(), self.witness.clear(), self.labels.set_agents([], [])))
+        ev.view.connect(self._on_view)
+
+    # ---- after each frame -----------------------------------------------------------------------------------
+    def _on_drawn(self, k: int) -> None:
+        s = self.session
+        sc = self.map.scene_data
+        if s.history is None or sc is None:
+            return
+        ws = witness_agents(s.history, k, s.selected) if s.selected is not None else ()
+        self.witness.show(sc.positions, s.selected, ws)
+        if self.labels.isVisible():
+            self.labels.set_agents(sc.positions, sc.names, (s.selected, *ws) if s.selected is not None else ())
+        if not self.panel.isVisible():
+            self._stale = True       # refreshed when the panel is shown
+            return
+        wait = PANEL_PERIOD - (time.perf_counter() - self._last_rows)
+        if wait <= 0:
+            self.refresh_rows()
+        elif not self._rows_timer.isActive():
+            self._rows_timer.start(int(wait * 1000) + 1)
+
+    def refresh_rows(self) -> None:
+        """The panel's rows at the shown state (also what a test calls to skip the throttle)."""
+        self._rows_timer.stop()
+        self._stale = False
+        self._last_rows = time.perf_counter()
+        s = self.session
+        if s.history is None:
+            self.panel.clear()
+            return
+        k = min(s.cursor, s.num_steps)
+        self.panel.set_rows(agent_rows(s.history, k), k)
+        self.panel.set_selected(s.selected)
+
+    def _on_view(self, event: Any) -> None:
+        if "labels" not in event.changed:
+            return
+        on = self.session.view.labels
+        if self.action.isChecked() != on:
+            self.action.blockSignals(True)
+            self.action.setChecked(on)
+            self.action.blockSignals(False)
+        self.labels.setVisible(on)
+        sc, s = self.map.scene_data, self.session
+        if on and sc is not None:
+            ws = self.witness.agents
+            self.labels.set_agents(sc.positions, sc.names, (s.selected, *ws) if s.selected is not None else ())
+
+    # ---- panel requests -------------------------------------------------------------------------------------
+    def centre_on(self, agent: int) -> None:
+        """Select ``agent`` and centre the map on it (keeping the zoom)."""
+        self.select(agent)
+        sc = self.map.scene_data
+        if sc is None or not 0 <= agent < len(sc.positions):
+            return
+        r, c = (float(v) for v in np.asarray(sc.positions)[agent])
+        (x0, x1), (y0, y1) = self.map.vb.viewRange()
+        w, h = x1 - x0, y1 - y0
+        self.map.vb.setRange(QtCore.QRectF(c + 0.5 - w / 2, r + 0.5 - h / 2, w, h), padding=0)
