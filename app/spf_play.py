@@ -22,7 +22,9 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from core.codes import ACTION_NAMES, Action
 from core.errors import LogiCityError
+from core.view.agent_rows import violation_witnesses
 from widgets.choice_dialog import ask_choice
+from widgets.map_overlays import WitnessOverlay
 from widgets.map_view import MapView
 from widgets.spf_panel import SPFPanel
 
@@ -49,6 +51,7 @@ class SPFPlayWindow(QtWidgets.QMainWindow):
         self._saved_steps = 0               # steps of the current run already saved or discarded
         self.map = MapView(self)
         self.map.setObjectName("spfMap")
+        self.witness = WitnessOverlay(self.map.vb)   # the witness of a violated rule, linked to the ego
         self.panel = SPFPanel(self)
         split = QtWidgets.QSplitter()
         split.addWidget(self.map)
@@ -188,6 +191,8 @@ class SPFPlayWindow(QtWidgets.QMainWindow):
         self.map.vb.setRange(QtCore.QRectF(c - VIEW_RADIUS, r - VIEW_RADIUS, 2 * VIEW_RADIUS, 2 * VIEW_RADIUS),
                              padding=0.0)
         rec = s.record(k)
+        self.witness.show(self.map.scene_data.positions, s.env.ego,
+                          violation_witnesses(rec.violations if rec is not None else (), s.env.ego))
         if rec is None:
             text = "start of the episode"
         else:

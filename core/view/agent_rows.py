@@ -134,6 +134,19 @@ def witness_agents(episode, k: int, agent: int) -> tuple[int, ...]:
     return tuple(out)
 
 
+def violation_witnesses(violations, ego: int) -> tuple[int, ...]:
+    """The agents bound by the witnesses of violated task rules (``Violation.to_dict()`` entries: ``witness`` =
+    [{variable, agent, name}]), the ego left out, in order without repeats: what the Safe Path Following window
+    rings on its map."""
+    out: list[int] = []
+    for v in violations:
+        for w in v.get("witness", ()) if isinstance(v, dict) else ():
+            a = w.get("agent") if isinstance(w, dict) else None
+            if isinstance(a, (int, np.integer)) and a >= 0 and int(a) != ego and int(a) not in out:
+                out.append(int(a))
+    return tuple(out)
+
+
 def agents_in_cell(positions: np.ndarray, cell: tuple[int, int]) -> list[int]:
     """Indices of the agents standing in ``cell`` (row, col), in agent order."""
     pos = np.asarray(positions)
