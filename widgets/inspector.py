@@ -149,17 +149,20 @@ class InspectorWidget(QtWidgets.QWidget):
         f["Direction"].setText(r.heading)
         f["Goal"].setText(f"row {r.goal[0]}, col {r.goal[1]}")
         if r.decided is None:
-            f["Action"].setText("— (nothing simulated yet)")
+            f["Action"].setText(f"{r.next_action} (nothing simulated yet)")
         else:
             moved = "" if r.realised == r.decided else f", moved {r.realised}"
             if r.forced:
                 source = f"forced by {r.forced}"
             else:
                 source = "rules derived: " + (", ".join(r.derived) if r.derived else "nothing (default Normal)")
-            when = "" if r.decision_step == r.step else \
-                f" <span style='color:#b35900'>(step {r.decision_step}: the newest state is not decided yet)</span>"
-            f["Action"].setText(f"<b>{r.decided}</b>{moved}{when}<br><span style='color:gray'>"
-                                f"{html.escape(source)}</span>")
+            if r.pending:   # the same words as the map's "Action (next)" / "Fired clause" at the newest state
+                how = "forced by the user" if r.upcoming else "decided"
+                head = (f"<b>{r.next_action}</b> <span style='color:#b35900'>(the newest state: {how} when the "
+                        f"simulation steps)</span><br>step {r.decision_step}: {r.decided}{moved}")
+            else:
+                head = f"<b>{r.decided}</b>{moved}"
+            f["Action"].setText(f"{head}<br><span style='color:gray'>{html.escape(source)}</span>")
             f["Action"].setTextFormat(QtCore.Qt.TextFormat.RichText)
         at = "" if r.decision_step in (None, r.step) else f", step {r.decision_step}"
         self.why_box.setTitle(f"Why this action (recorded{at})")

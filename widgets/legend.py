@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from core.sim.events import FORCED_MARK_COLOUR
 from core.view.colouring import INTERSECTION_COLOURS, SEMANTIC_COLOURS
 
 
@@ -56,6 +57,7 @@ class LegendWidget(QtWidgets.QScrollArea):
         self._shape_box = self._section("Glyphs")
         self.lay.addStretch(1)
         self.agent_rows: list[tuple[str, tuple[int, int, int], int]] = []
+        self.agent_notes: tuple[str, ...] = ()
 
     def _section(self, title: str) -> QtWidgets.QVBoxLayout:
         box = QtWidgets.QGroupBox(title)
@@ -68,8 +70,9 @@ class LegendWidget(QtWidgets.QScrollArea):
 
     @staticmethod
     def _row(box: QtWidgets.QVBoxLayout, text: str, rgb, shape: str = "square",
-             path: QtGui.QPainterPath | None = None) -> None:
+             path: QtGui.QPainterPath | None = None, tip: str = "") -> QtWidgets.QWidget:
         row = QtWidgets.QWidget()
+        row.setToolTip(tip)
         h = QtWidgets.QHBoxLayout(row)
         h.setContentsMargins(0, 0, 0, 0)
         h.setSpacing(6)
@@ -79,6 +82,7 @@ class LegendWidget(QtWidgets.QScrollArea):
         lab = QtWidgets.QLabel(text)
         h.addWidget(lab, 1)
         box.addWidget(row)
+        return row
 
     @staticmethod
     def _clear(box: QtWidgets.QVBoxLayout) -> None:
@@ -88,14 +92,23 @@ class LegendWidget(QtWidgets.QScrollArea):
             if w is not None:
                 w.deleteLater()
 
-    def set_agents(self, title: str, entries: list[tuple[str, tuple[int, int, int], int]]) -> None:
-        if entries == self.agent_rows and self._agent_title.title() == f"Agents — {title}":
+    def set_agents(self, title: str, entries: list[tuple[str, tuple[int, int, int], int]],
+                   notes: list[str] | tuple[str, ...] = ()) -> None:
+        """``notes[i]``: hover text of entry i (a clause's text); the tooltip also says how many agents the count
+        is (for "Fired clause": how many agents that clause fired for at the shown step)."""
+        notes = tuple(notes)
+        if (entries == self.agent_rows and notes == self.agent_notes
+                and self._agent_title.title() == f"Agents — {title}"):
             return
         self.agent_rows = list(entries)
+        self.agent_notes = notes
         self._agent_title.setTitle(f"Agents — {title}")
         self._clear(self._agent_box)
-        for label, rgb, count in entries:
-            self._row(self._agent_box, f"{label}  ({count})", rgb, "circle")
+        verb = "fired for" if title == "Fired clause" else "shown as"
+        for i, (label, rgb, count) in enumerate(entries):
+            note = notes[i] if i < len(notes) else ""
+            tip = f"{label}: {verb} {count} agent{'s' if count != 1 else ''} at the shown step"
+            self._row(self._agent_box, f"{label}  ({count})", rgb, "circle", tip=tip + (f"\n{note}" if note else ""))
 
     def set_glyphs(self, symbols: dict) -> None:
         """Show the glyph shapes (car / pedestrian, moving / not moved yet)."""
@@ -106,6 +119,8 @@ class LegendWidget(QtWidgets.QScrollArea):
         self._row(self._shape_box, "Not moved yet", grey, path=symbols[(1, -1)])
         self._row(self._shape_box, "Goal", grey, path=_star())
         self._row(self._shape_box, "Selected / field of view", (255, 235, 59), "circle")
+        self._row(self._shape_box, "Action forced by the user (dashed ring)", FORCED_MARK_COLOUR, "circle",
+                  tip="An override set by the user (Force action), not derived by the rules")
 
     def set_intersections_visible(self, on: bool) -> None:
         self._inter_box.parentWidget().setVisible(on)

@@ -20,6 +20,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from core.codes import Kind
+from core.sim.events import FORCED_MARK_COLOUR
 from core.view.colouring import intersection_rgba, semantic_at, semantic_rgb
 from core.view.scene import MapScene, nearest_agent
 
@@ -28,6 +29,7 @@ CAR_SIZE = 5.0
 PED_SIZE = 3.6
 SELECT_SIZE = 9.0
 MARK_SIZE = 11.0
+FORCED_SIZE = 7.0     # cells: the ring around an agent whose action is forced by the user
 GOAL_SIZE = 4.0
 
 
@@ -141,6 +143,13 @@ class MapView(pg.GraphicsView):
         self.mark_item.setZValue(9)
         self.mark_item.setVisible(False)
         self.marked = np.zeros(0, np.int64)
+        # agents whose action at the shown state is forced by the user: a dashed ring in the timeline's
+        # 'forced' marker colour (core/sim/events.py), so an override never looks like a rule's decision
+        pen = pg.mkPen(*FORCED_MARK_COLOUR, width=2.5, style=QtCore.Qt.PenStyle.DashLine)
+        self.forced_item = pg.ScatterPlotItem(pxMode=True, symbol="o", size=14, pen=pen, brush=pg.mkBrush(None))
+        self.forced_item.setZValue(9)
+        self.forced_item.setVisible(False)
+        self.vb.addItem(self.forced_item)
         for it in (self.map_item, self.inter_item, self.icon_item, self.fov_item, self.sel_path, self.goal_item,
                    self.agent_item, self.select_item, self.mark_item):
             self.vb.addItem(it)
@@ -225,6 +234,7 @@ class MapView(pg.GraphicsView):
             self.goal_item.setSize(self._px(self._goal_cells, 7.0))
         self.select_item.setSize(float(self._px(np.array([SELECT_SIZE]), 16.0)[0]))
         self.mark_item.setSize(float(self._px(np.array([MARK_SIZE]), 18.0)[0]))
+        self.forced_item.setSize(float(self._px(np.array([FORCED_SIZE]), 14.0)[0]))
 
     # ---- frames ----------------------------------------------------------------------------------------------
     def _brush(self, rgb) -> QtGui.QBrush:
@@ -316,6 +326,10 @@ class MapView(pg.GraphicsView):
         else:
             self.fov_item.setVisible(False)
         self._draw_marked()
+        forced = sc.forced_agents
+        if len(forced):
+            self.forced_item.setData(pos=xy[forced], size=float(self._px(np.array([FORCED_SIZE]), 14.0)[0]))
+        self.forced_item.setVisible(bool(len(forced)))
         if self.follow:
             self._centre_on_selected()
 

@@ -63,6 +63,7 @@ class DrawController(QtCore.QObject):
         ev.recorded.connect(lambda e: self._mark_slow())
         ev.truncated.connect(self._on_truncated)
         ev.cursor.connect(lambda e: self.schedule_redraw())
+        ev.interventions.connect(lambda e: self.schedule_redraw())   # a forced action shows at once (ring, colours)
         ev.selection.connect(self._on_selection)
         ev.view.connect(lambda e: self.schedule_redraw() if {"colour_by", "paths"} & set(e.changed) else None)
 
@@ -128,7 +129,8 @@ class DrawController(QtCore.QObject):
         sc = build_scene(s.history, k, scheme=s.view.colour_by, selected=s.selected, paths=s.view.paths,
                          grounder=self.grounder(), clause_labels=self.clause_labels())
         self.map.show_scene(sc)
-        self.legend.set_agents(sc.colouring.title, sc.colouring.legend())
+        entries = sc.colouring.legend()
+        self.legend.set_agents(sc.colouring.title, entries, [sc.colouring.note(lab) for lab, _c, _n in entries])
         self._slow_dirty = True
         if not self.playing and panels == "now":
             self.refresh_slow()

@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterable, Mapping
 import numpy as np
 
 from ..codes import ACTION_INDEX, ACTION_NAMES
+from .episode import FIRED_FORCED
 from .gridlock import detector_for, summary
 
 # ---- events / markers ---------------------------------------------------------------------------------------
@@ -106,6 +107,19 @@ def _gridlocks(episode, start: int, stop: int, ctx: Mapping[str, Any]) -> list[E
             for g in det.gridlocks if start <= g.step < stop]
 
 
+def _forced(episode, start: int, stop: int, ctx: Mapping[str, Any]) -> list[Event]:
+    """Steps where an agent's action was forced by an override (recorded fired clause = FIRED_FORCED), not
+    derived by the rules: one marker per forced agent and step."""
+    if stop <= start:
+        return []
+    fired = np.asarray(episode.array("fired")[start:stop])
+    dec = np.asarray(episode.array("decided")[start:stop])
+    names = _names(episode)
+    ks, agents = np.nonzero(fired == FIRED_FORCED)
+    return [Event(int(start + k), "forced", int(a), f"{names[a]}: {ACTION_NAMES[int(dec[k, a])]} forced by the user")
+            for k, a in zip(ks, agents)]
+
+
 _KINDS: dict[str, EventKind] = {}
 
 
@@ -123,6 +137,9 @@ register_event_kind(EventKind("action_changed", "Selected agent's action changed
                               _action_changed, per_agent=True))
 register_event_kind(EventKind("stop", "Selected agent stops (rule)", (220, 30, 40), _stops, per_agent=True))
 register_event_kind(EventKind("gridlock", "Gridlock (agents waiting on one another)", (150, 40, 200), _gridlocks))
+#: The colour of a forced action's marker, also its outline on the map (widgets/map_view.py).
+FORCED_MARK_COLOUR = (0, 200, 235)
+register_event_kind(EventKind("forced", "Action forced by the user (override)", FORCED_MARK_COLOUR, _forced))
 
 
 def extract_events(episode, start: int = 0, stop: int | None = None, *, selected: int | None = None,

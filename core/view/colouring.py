@@ -15,7 +15,11 @@ import numpy as np
 from ..codes import ACTION_NAMES, GARAGE, GAS_STATION, HEADING_NAMES, HOUSE, OFFICE, STORE, Kind
 from ..map.model import CityMap
 from ..sim.episode import FIRED_FORCED
+
+#: Colouring-only fired value: the agent's decision of the newest state is not made yet.
+_FIRED_PENDING = -3
 from ..world import KNOWN_CONCEPTS, AgentTable, WorldSnapshot
+from .overrides import overrides_at
 
 RGB = tuple[int, int, int]
 
@@ -120,6 +124,9 @@ UNKNOWN_COLOUR: RGB = (150, 150, 150)
 #: Agents whose action was forced by an override (colour by fired clause).
 FORCED_COLOUR: RGB = (40, 40, 40)
 YES_NO_COLOURS: tuple[RGB, RGB] = ((235, 80, 30), (170, 170, 170))
+#: What "Action (next)" and "Fired clause" say at the newest state: the simulation decides state T only when it
+#: steps from it, so nothing is known yet. The inspector says the same words (core/view/inspect.py).
+NOT_DECIDED = "not decided yet"
 
 
 @dataclass(frozen=True)
@@ -130,6 +137,12 @@ class Colouring:
     category: np.ndarray          # int [N]
     labels: tuple[str, ...]
     colours: tuple[RGB, ...]
+    notes: tuple[str, ...] = ()   # hover text per label (a clause's text); empty: none
+
+    def note(self, label: str) -> str:
+        """The hover text of legend entry ``label`` ('' when it has none)."""
+        i = self.labels.index(label) if label in self.labels else -1
+        return self.notes[i] if 0 <= i < len(self.notes) else ""
 
     def rgb(self) -> np.ndarray:
         """uint8 [N, 3] per-agent colours."""
@@ -154,6 +167,7 @@ class ColourContext:
     fired: np.ndarray | None = None            # fired clause id of step k, int [N]
     clause_labels: Sequence[str] = ()          # label per clause id
     goals_reached: np.ndarray | None = None    # goals reached before state k, int [N]
+    clause_texts: Sequence[str] = ()           # full text per clause id (legend hover)
 
 
 Scheme = Callable[[ColourContext], Colouring]
@@ -198,7 +212,8 @@ def _by_priority(ctx: ColourContext) -> Colouring:
 def _by_action(attr: str, title: str) -> Scheme:
     def scheme(ctx: ColourContext) -> Colouring:
         acts = getattr(ctx, attr)
-        labels = ACTION_NAMES + ("not recorded",)
+        # the next action of the newest state is not decided yet; the last one of state 0 does not exist
+        labels = ACTION_NAMES + ((NOT_DECIDED,) if attr == "next_actions" else ("no step yet",))
         colours = tuple(ACTION_COLOURS[a] for a in ACTION_NAMES) + (UNKNOWN_COLOUR,)
         n = len(ctx.snapshot)
         cat = np.full(n, len(ACTION_NAMES), np.int64) if acts is None else np.asarray(acts, np.int64)
@@ -217,19 +232,28 @@ def _by_heading(ctx: ColourContext) -> Colouring:
 def _by_clause(ctx: ColourContext) -> Colouring:
     n = len(ctx.snapshot)
     if ctx.fired is None:
-        return Colouring("Fired clause", np.zeros(n, np.int64), ("not recorded",), (UNKNOWN_COLOUR,))
+        return Colouring("Fired clause", np.zeros(n, np.int64), (NOT_DECIDED,), (UNKNOWN_COLOUR,))
     fired = np.asarray(ctx.fired, np.int64)
     ids = sorted(set(int(f) for f in fired if f >= 0))
     labels = ["default (no clause)"] + [
         ctx.clause_labels[c] if 0 <= c < len(ctx.clause_labels) else f"clause {c}" for c in ids]
+    notes = ["no clause derived an action of the agent's kind: its default action"] + [
+        ctx.clause_texts[c] if 0 <= c < len(ctx.clause_texts) else "" for c in ids]
     cat = np.array([0 if f < 0 else 1 + ids.index(int(f)) for f in fired], np.int64)
     colours = (UNKNOWN_COLOUR,) + tuple(PALETTE[c % len(PALETTE)] for c in ids)
+    pending = fired == _FIRED_PENDING
+    if pending.any():   # the newest state: decided when the simulation steps
+        cat[pending] = len(labels)
+        labels.append(NOT_DECIDED)
+        colours += (UNKNOWN_COLOUR,)
+        notes.append("the newest state: the simulation decides it when it steps")
     forced = fired == FIRED_FORCED
     if forced.any():   # an override, not a rule and not the default: its own entry
         cat[forced] = len(labels)
         labels.append("forced (override)")
         colours += (FORCED_COLOUR,)
-    return Colouring("Fired clause", cat, tuple(labels), colours)
+        notes.append("the action was forced by an override (the user), not derived by the rules")
+    return Colouring("Fired clause", cat, tuple(labels), colours, tuple(notes))
 
 
 def _by_goals(ctx: ColourContext) -> Colouring:
@@ -303,11 +327,18 @@ def colour_context(episode, k: int, clause_labels: Sequence[str] | None = None,
     if k < episode.num_steps:
         rec = episode.step_record(k)
         nxt, fired = np.asarray(rec.decided), np.asarray(rec.fired)
+    else:   # the newest state: only what a user override will force is known before the simulation steps
+        over = overrides_at(episode.meta, k, len(snap))
+        if (over >= 0).any():
+            nxt = np.where(over >= 0, over, len(ACTION_NAMES))
+            fired = np.where(over >= 0, FIRED_FORCED, _FIRED_PENDING)
     if k > 0:
         last = np.asarray(episode.step_record(k - 1).realised)
     reached = None
     if scheme in (None, "Goals reached"):
         reached = np.asarray(episode.array("reached")[:k]).sum(axis=0) if k > 0 else np.zeros(len(snap), np.int64)
+    table = episode.meta.get("clauses", [])
     if clause_labels is None:
-        clause_labels = [c.get("label", f"clause {c.get('id')}") for c in episode.meta.get("clauses", [])]
-    return ColourContext(snap, nxt, last, fired, tuple(clause_labels), reached)
+        clause_labels = [c.get("label", f"clause {c.get('id')}") for c in table]
+    texts = tuple(str(c.get("text", "")) for c in table)
+    return ColourContext(snap, nxt, last, fired, tuple(clause_labels), reached, texts)

@@ -3,8 +3,10 @@
 Why: the GUI test "inspector shows what the simulation recorded" compares the dock with this report and this
 report with the episode; keeping the extraction here makes the dock a formatter.
 
-At the newest state nothing has been decided yet, so the decision, its explanation and the view table describe
-the previous step (the one that led to the shown state); ``decision_step`` says which.
+At the newest state T nothing has been decided yet (the simulation decides state T when it steps from it):
+``pending`` is True and ``next_action`` says :data:`~core.view.colouring.NOT_DECIDED`, as the map's "Action (next)"
+and "Fired clause" colourings do there; the decision and explanation fields then describe the previous step (the
+one that led to the shown state), ``decision_step`` says which.
 
 Sources — the explanation is the one the simulation recorded, never re-derived:
 
@@ -27,7 +29,8 @@ import numpy as np
 from ..codes import ACTION_NAMES, HEADING_NAMES, Kind
 from ..logic.syntax import EGO
 from ..sim.episode import FIRED_FORCED
-from .colouring import detailed_type
+from .colouring import NOT_DECIDED, detailed_type
+from .overrides import active_intervention, overrides_at  # noqa: F401  (re-exported)
 
 #: Where each part of a report comes from, as the dock says it.
 RECORDED_NOTE = "from the recorded episode: the clause and witness the simulation used"
@@ -70,6 +73,15 @@ class AgentReport:
     view: tuple[ViewRow, ...]     # re-grounded (see REGROUNDED_NOTE)
     actions: np.ndarray           # int8 [T] decided action per recorded step
     view_error: str | None = None  # why the view table could not be re-grounded
+    pending: bool = False          # state ``step`` is the newest: its own decision is not known yet
+    upcoming: str | None = None    # at the newest state: the action a user override will force when it steps
+
+    @property
+    def next_action(self) -> str:
+        """The decision of the shown state itself, as the "Action (next)" colouring names it."""
+        if self.pending:
+            return self.upcoming or NOT_DECIDED
+        return NOT_DECIDED if self.decided is None else self.decided
 
     @property
     def recorded_note(self) -> str:
@@ -78,16 +90,6 @@ class AgentReport:
     @property
     def regrounded_note(self) -> str:
         return REGROUNDED_NOTE
-
-
-def active_intervention(meta: Mapping[str, Any], k: int, agent: int) -> dict | None:
-    """The user intervention forcing ``agent``'s action during step ``k`` (the studio's ``interventions`` list:
-    sticky entries ``{step, agent, action}``, the latest with ``step <= k`` wins, action None ends one)."""
-    current = None
-    for e in sorted(meta.get("interventions") or (), key=lambda e: e.get("step", 0)):
-        if isinstance(e, dict) and e.get("agent") == agent and isinstance(e.get("step"), int) and e["step"] <= k:
-            current = e if e.get("action") is not None else None
-    return current
 
 
 class Inspector:
@@ -194,4 +196,12 @@ class Inspector:
             heading=HEADING_NAMES[int(snap.headings[agent])], goal=(int(goal[0]), int(goal[1])),
             goals_reached=reached, decision_step=d, decided=decided, realised=realised, derived=derived,
             fired=fired_text, fired_clause=fired_clause, witness=witness, forced=forced, explanation=explanation,
-            view=view, actions=np.asarray(episode.array("decided")[:, agent], np.int8).copy(), view_error=view_error)
+            view=view, actions=np.asarray(episode.array("decided")[:, agent], np.int8).copy(), view_error=view_error,
+            pending=k >= episode.num_steps, upcoming=self._upcoming(episode, k, agent))
+
+    @staticmethod
+    def _upcoming(episode, k: int, agent: int) -> str | None:
+        if k < episode.num_steps:
+            return None
+        e = active_intervention(episode.meta, k, agent)
+        return None if e is None else ACTION_NAMES[int(e["action"])]

@@ -11,7 +11,9 @@ from typing import Literal
 
 import numpy as np
 
+from ..sim.episode import FIRED_FORCED
 from .colouring import Colouring, colour_by, colour_context
+from .overrides import overrides_at
 
 PathMode = Literal["all", "selected", "none"]
 
@@ -31,6 +33,12 @@ class MapScene:
     selected: int | None
     fov: tuple[int, int, int, int] | None        # inclusive (r0, r1, c0, c1) of the selected agent's view
     agents: object = None                        # the AgentTable of the state (icon art needs concepts)
+    forced: np.ndarray | None = None             # bool [N]: the action of this state is forced by the user
+
+    @property
+    def forced_agents(self) -> np.ndarray:
+        """Indices of the agents whose action at this state is forced (an outline on the map)."""
+        return np.zeros(0, np.int64) if self.forced is None else np.flatnonzero(self.forced)
 
     @property
     def rgb(self) -> np.ndarray:
@@ -64,7 +72,19 @@ def build_scene(episode, k: int, *, scheme: str = "Type", selected: int | None =
     if selected is not None:
         fov = fov_box(grounder, snap.positions[selected], snap.headings[selected])
     return MapScene(k, snap.positions, snap.headings, np.asarray(snap.agents.kinds), tuple(snap.agents.names),
-                    col, episode.goals(k) if goals else None, drawn, selected, fov, snap.agents)
+                    col, episode.goals(k) if goals else None, drawn, selected, fov, snap.agents,
+                    forced_at(episode, k))
+
+
+def forced_at(episode, k: int) -> np.ndarray:
+    """bool [N]: agents whose decision of state ``k`` is forced by an override, not derived by the rules — the
+    recorded ones (fired clause = FIRED_FORCED) before the newest state; at the newest state, those a user
+    intervention will force when the simulation steps (the same agents the inspector calls forced)."""
+    n = len(episode.agents)
+    over = overrides_at(episode.meta, k, n) >= 0
+    if k < episode.num_steps:
+        over |= np.asarray(episode.step_record(k).fired) == FIRED_FORCED
+    return over
 
 
 def nearest_agent(positions: np.ndarray, row: float, col: float, radius: float) -> int | None:
