@@ -11,7 +11,8 @@ from PySide6 import QtCore, QtWidgets
 
 from core.codes import ACTION_NAMES
 from core.view.colouring import ACTION_COLOURS, KIND_COLOURS
-from core.view.stats import action_counts, clause_counts, clause_labels, goals_cumulative
+from core.view.stats import action_counts, clause_counts, clause_labels, goals_cumulative, range_summary, \
+    step_range_text
 
 
 def _plot(title: str, bottom: str | None = "step") -> pg.PlotWidget:
@@ -87,12 +88,27 @@ class StatsWidget(QtWidgets.QWidget):
         self.tabs.addTab(_with_key(self.goals_plot, [("Pedestrians", KIND_COLOURS["Pedestrian"]),
                                                      ("Cars", KIND_COLOURS["Car"])]), "Goals")
 
+        # the steps after the shown one are drawn but not counted (footer, Clauses): shaded, so every number in
+        # the dock visibly speaks of the same steps 0..k-1
+        self.after_cursor = []
+        for w in (self.actions_plot, self.goals_plot):
+            region = pg.LinearRegionItem((0, 0), movable=False, brush=pg.mkBrush(128, 128, 128, 60),
+                                         pen=pg.mkPen(None))
+            region.setZValue(-5)
+            region.setToolTip("steps after the shown step: not counted in the figures below")
+            w.getPlotItem().addItem(region)
+            self.after_cursor.append(region)
         for w in (self.actions_plot, self.goals_plot):
             w.scene().sigMouseClicked.connect(lambda ev, w=w: self._clicked(w, ev))
+        self.clause_plot.scene().sigMouseMoved.connect(self._clause_hover)
         self.summary = QtWidgets.QLabel(self)
         self.summary.setWordWrap(True)
         lay.addWidget(self.summary)
         self._labels: list[str] = []
+        self._texts: list[str] = []
+        self._cc = np.zeros(0, np.int64)     # firings per clause in the counted range
+        self._cum = np.zeros((0, 4), np.int64)
+        self._ped = self._car = np.zeros(0, np.int64)
         self._steps_drawn = -1
         self._span = -1
         self._cursor = 0
@@ -109,6 +125,7 @@ class StatsWidget(QtWidgets.QWidget):
         self.goal_ped.setData([], [])
         self.goal_car.setData([], [])
         self.summary.setText("")
+        self._cc = np.zeros(0, np.int64)
         self._steps_drawn = -1
 
     def refresh(self, episode, cursor: int) -> None:
@@ -134,27 +151,45 @@ class StatsWidget(QtWidgets.QWidget):
             self.goal_ped.setData(x, ped.astype(float))
             self.goal_car.setData(x, car.astype(float))
             self._labels = clause_labels(episode)
-            self.summary.setText(self._summary(episode, counts, ped, car))
-        cc = clause_counts(episode, upto=min(cursor, t))
+            self._texts = [str(c.get("text", "")) for c in episode.meta.get("clauses", [])]
+            self._cum = np.cumsum(counts, axis=0) if t else np.zeros((0, 4), np.int64)
+            self._ped, self._car = ped, car
+        k = min(cursor, t)
+        for region in self.after_cursor:
+            region.setRegion((k, max(k, t)))
+        cc = clause_counts(episode, upto=k)
         default = int(cc[-1])
         cc = cc[:-1]   # the default decisions would dwarf every clause: reported in the title instead
+        self._cc = cc
+        self.summary.setText(range_summary(self._cum, self._ped, self._car, k, t, int(cc.sum()), default))
         labels = list(self._labels) + [f"clause {i}" for i in range(len(self._labels), len(cc))]
-        labels = labels[: len(cc)]
+        labels = [f"{lab} ({int(n)})" for lab, n in zip(labels[: len(cc)], cc)]
         y = np.arange(len(cc), dtype=float)
         self.clause_bars.setOpts(x0=np.zeros(len(cc)), y=y, width=cc.astype(float), height=0.7)
         pi = self.clause_plot.getPlotItem()
-        pi.setTitle(f"Clause firings to step {min(cursor, t)} (+{default} default Normal)", size="9pt")
+        pi.setTitle(f"Clause firings in {step_range_text(k)} (+{default} default)", size="9pt")
         self.clause_plot.setMinimumHeight(70 + ROW_PX * max(1, len(cc)))
         pi.getAxis("left").setTicks([[(i, lab) for i, lab in enumerate(labels)]])
         pi.setYRange(-0.6, max(len(cc), 1) - 0.4, padding=0)
         pi.setXRange(0, max(1.0, float(cc.max(initial=0))) * 1.05, padding=0)
 
-    @staticmethod
-    def _summary(episode, counts, ped, car) -> str:
-        t = episode.num_steps
-        if t == 0:
-            return "No steps recorded yet."
-        tot = counts.sum(axis=0)
-        share = ", ".join(f"{n} {100.0 * v / max(tot.sum(), 1):.0f}%" for n, v in zip(ACTION_NAMES, tot))
-        return (f"{t} steps · decisions: {share} · goals reached: "
-                f"{int(ped[-1]) if len(ped) else 0} by pedestrians, {int(car[-1]) if len(car) else 0} by cars")
+    def clause_tip(self, i: int) -> str:
+        """Hover text of clause row ``i``: its label, full text and firings in the counted range."""
+        if not 0 <= i < len(self._cc):
+            return ""
+        label = self._labels[i] if i < len(self._labels) else f"clause {i}"
+        text = self._texts[i] if i < len(self._texts) else ""
+        n = int(self._cc[i])
+        return (f"{label}: fired {n} time{'s' if n != 1 else ''} in {step_range_text(self._cursor_k())}"
+                + (f"\n{text}" if text else ""))
+
+    def _cursor_k(self) -> int:
+        return min(self._cursor, max(self._steps_drawn, 0))
+
+    def _clause_hover(self, pos) -> None:
+        pi = self.clause_plot.getPlotItem()
+        vb = pi.vb
+        tip = ""
+        if pi.sceneBoundingRect().contains(pos):   # over a bar or its label on the left axis
+            tip = self.clause_tip(int(round(vb.mapSceneToView(pos).y())))
+        self.clause_plot.setToolTip(tip)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..codes import Kind
+from ..codes import ACTION_NAMES, Kind
 from ..sim.episode import FIRED_DEFAULT
 
 
@@ -49,3 +49,35 @@ def clause_labels(episode) -> list[str]:
         head = str(c.get("head") or "")
         out.append(label if head and label.lower().startswith(head.lower()) else f"{head}: {label}".strip(": "))
     return out
+
+
+def step_range_text(k: int) -> str:
+    """The steps the statistics count at shown state ``k``: the steps that led to it (0..k-1). The dock's footer
+    and its Clauses title both use this, so they always name the same range."""
+    if k <= 0:
+        return "no step yet"
+    return "step 0" if k == 1 else f"steps 0–{k - 1}"
+
+
+def range_summary(counts_cum: np.ndarray, ped: np.ndarray, car: np.ndarray, k: int, total: int,
+                  firings: int | None = None, defaults: int | None = None) -> str:
+    """The statistics footer for shown state ``k`` of ``total`` recorded steps, counting only steps < k.
+
+    ``counts_cum`` is ``np.cumsum(action_counts(episode), axis=0)`` (int [T, 4]) and ``ped``/``car`` come from
+    :func:`goals_cumulative`, so a cursor move costs O(1) whatever the length of the recording; ``firings`` /
+    ``defaults`` are clause firings and default decisions in the same range (from :func:`clause_counts`).
+    """
+    if total == 0:
+        return "No steps recorded yet."
+    k = max(0, min(int(k), total))
+    head = f"{step_range_text(k).capitalize()} (shown step {k} of {total} steps)"
+    if k == 0:
+        return head + ": nothing counted yet."
+    tot = np.asarray(counts_cum[k - 1], np.int64)
+    share = ", ".join(f"{n} {100.0 * v / max(int(tot.sum()), 1):.0f}%" for n, v in zip(ACTION_NAMES, tot))
+    text = f"{head} · decisions: {share}"
+    if firings is not None:
+        text += f" · clause firings: {firings}" + (f" (+{defaults} default)" if defaults is not None else "")
+    p = int(ped[k - 1]) if len(ped) >= k else 0
+    c = int(car[k - 1]) if len(car) >= k else 0
+    return text + f" · goals reached: {p} by pedestrians, {c} by cars"
