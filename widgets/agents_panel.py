@@ -13,29 +13,69 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from core.view.agent_rows import COLUMNS, AgentRow, row_matches
 
-SORT_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
 AGENT_ROLE = QtCore.Qt.ItemDataRole.UserRole + 2
 NUMERIC = {"goals_reached", "path_left"}
 
 
 class AgentTableModel(QtCore.QAbstractTableModel):
+    """The rows shown, filtered and sorted here in Python (``visible``: indices into ``rows``, top to bottom).
+
+    Why not a QSortFilterProxyModel: re-sorting 200 rows through it calls back into Python for every comparison
+    (~10 ms per refresh at 200 agents, bench/agents.py); sorting the keys with ``sorted`` takes well under 1 ms."""
+
     def __init__(self, parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
         self.rows: tuple[AgentRow, ...] = ()
+        self.visible: list[int] = []
+        self.query = ""
+        self.sort_column = 0
+        self.sort_order = QtCore.Qt.SortOrder.AscendingOrder
+
+    def _arrange(self) -> list[int]:
+        attr = COLUMNS[self.sort_column][1]
+        keep = [i for i, r in enumerate(self.rows) if row_matches(r, self.query)] if self.query.strip() \
+            else list(range(len(self.rows)))
+        keep.sort(key=lambda i: (self.rows[i].sort_key(attr), self.rows[i].index),
+                  reverse=self.sort_order == QtCore.Qt.SortOrder.DescendingOrder)
+        return keep
+
+    def _rearrange(self) -> None:
+        """Rows, filter or order changed: repaint in place when the same rows stay in the same places, else
+        reset (the panel re-selects the selected agent afterwards)."""
+        visible = self._arrange()
+        if visible == self.visible:
+            if visible:
+                self.dataChanged.emit(self.index(0, 0), self.index(len(visible) - 1, len(COLUMNS) - 1))
+            return
+        self.beginResetModel()
+        self.visible = visible
+        self.endResetModel()
 
     def set_rows(self, rows: Sequence[AgentRow]) -> None:
         rows = tuple(rows)
-        if [r.name for r in rows] == [r.name for r in self.rows]:
-            self.rows = rows
-            if rows:
-                self.dataChanged.emit(self.index(0, 0), self.index(len(rows) - 1, len(COLUMNS) - 1))
+        if rows == self.rows:
             return
-        self.beginResetModel()
         self.rows = rows
-        self.endResetModel()
+        self._rearrange()
+
+    def set_query(self, text: str) -> None:
+        self.query = text
+        self._rearrange()
+
+    def sort(self, column: int, order=QtCore.Qt.SortOrder.AscendingOrder) -> None:
+        """Called by the table when a header is clicked."""
+        self.sort_column, self.sort_order = column, order
+        self._rearrange()
+
+    def row_of(self, agent: int) -> int | None:
+        """The shown row of ``agent`` (None: filtered out or unknown)."""
+        for r, i in enumerate(self.visible):
+            if self.rows[i].index == agent:
+                return r
+        return None
 
     def rowCount(self, parent: QtCore.QModelIndex = QtCore.QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(self.rows)
+        return 0 if parent.isValid() else len(self.visible)
 
     def columnCount(self, parent: QtCore.QModelIndex = QtCore.QModelIndex()) -> int:  # noqa: N802
         return 0 if parent.isValid() else len(COLUMNS)
@@ -50,17 +90,15 @@ class AgentTableModel(QtCore.QAbstractTableModel):
         return None
 
     def data(self, index: QtCore.QModelIndex, role=QtCore.Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
+        if not index.isValid() or index.row() >= len(self.visible):
             return None
-        row = self.rows[index.row()]
+        row = self.rows[self.visible[index.row()]]
         attr = COLUMNS[index.column()][1]
         if role == QtCore.Qt.ItemDataRole.DisplayRole:
             value = getattr(row, attr)
             if attr == "action" and row.forced:
                 return f"{value} (forced)"
             return value if attr in NUMERIC else str(value)
-        if role == SORT_ROLE:
-            return row.sort_key(attr)
         if role == AGENT_ROLE:
             return row.index
         if role == QtCore.Qt.ItemDataRole.ToolTipRole:
@@ -71,29 +109,6 @@ class AgentTableModel(QtCore.QAbstractTableModel):
         if role == QtCore.Qt.ItemDataRole.ForegroundRole and attr == "action" and row.forced:
             return QtGui.QBrush(QtGui.QColor(200, 60, 200))
         return None
-
-
-class AgentFilter(QtCore.QSortFilterProxyModel):
-    """Sorts by each column's sort key and keeps the rows matching the filter text (core.view.agent_rows)."""
-
-    def __init__(self, parent: QtCore.QObject | None = None) -> None:
-        super().__init__(parent)
-        self.query = ""
-        self.setSortRole(SORT_ROLE)
-        self.setDynamicSortFilter(True)
-
-    def set_query(self, text: str) -> None:
-        if hasattr(self, "beginFilterChange"):      # Qt >= 6.9 (invalidateFilter is deprecated there)
-            self.beginFilterChange()
-            self.query = text
-            self.endFilterChange(QtCore.QSortFilterProxyModel.Direction.Rows)
-        else:
-            self.query = text
-            self.invalidateFilter()
-
-    def filterAcceptsRow(self, source_row: int, source_parent: QtCore.QModelIndex) -> bool:  # noqa: N802
-        model = self.sourceModel()
-        return row_matches(model.rows[source_row], self.query)
 
 
 class AgentsPanel(QtWidgets.QWidget):
@@ -114,11 +129,9 @@ class AgentsPanel(QtWidgets.QWidget):
         self.search.setClearButtonEnabled(True)
         lay.addWidget(self.search)
         self.model = AgentTableModel(self)
-        self.proxy = AgentFilter(self)
-        self.proxy.setSourceModel(self.model)
         self.table = QtWidgets.QTableView()
         self.table.setObjectName("agentsTable")
-        self.table.setModel(self.proxy)
+        self.table.setModel(self.model)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(0, QtCore.Qt.SortOrder.AscendingOrder)
         self.table.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
@@ -136,6 +149,7 @@ class AgentsPanel(QtWidgets.QWidget):
         self.count = QtWidgets.QLabel("")
         lay.addWidget(self.count)
         self.search.textChanged.connect(self._on_filter)
+        self.model.modelReset.connect(self._on_reset)   # re-sorted or re-filtered: the highlight follows the agent
         self.table.clicked.connect(lambda ix: self.agentClicked.emit(self._agent_of(ix)))
         self.table.doubleClicked.connect(lambda ix: self.agentActivated.emit(self._agent_of(ix)))
         self._selected: int | None = None
@@ -160,39 +174,42 @@ class AgentsPanel(QtWidgets.QWidget):
         """Highlight ``agent``'s row (None: no row) and scroll to it; emits nothing."""
         self._selected = agent
         sel = self.table.selectionModel()
-        src = next((i for i, r in enumerate(self.model.rows) if r.index == agent), None) if agent is not None \
-            else None
-        ix = self.proxy.mapFromSource(self.model.index(src, 0)) if src is not None else QtCore.QModelIndex()
-        if not ix.isValid():
+        row = self.model.row_of(agent) if agent is not None else None
+        if row is None:
             sel.clearSelection()
             return
-        if sel.isRowSelected(ix.row(), QtCore.QModelIndex()):
+        if sel.isRowSelected(row, QtCore.QModelIndex()):
             return
+        ix = self.model.index(row, 0)
         sel.select(ix, QtCore.QItemSelectionModel.SelectionFlag.ClearAndSelect
                    | QtCore.QItemSelectionModel.SelectionFlag.Rows)
         self.table.scrollTo(ix)
 
     def shown_agents(self) -> list[int]:
         """Agent indices of the rows shown, top to bottom (filtered and sorted)."""
-        return [self.proxy.index(r, 0).data(AGENT_ROLE) for r in range(self.proxy.rowCount())]
+        return [self.model.rows[i].index for i in self.model.visible]
 
     def row_rect(self, agent: int) -> QtCore.QRect:
         """Viewport rectangle of ``agent``'s row (its Name cell); tests click there."""
-        src = next(i for i, r in enumerate(self.model.rows) if r.index == agent)
-        ix = self.proxy.mapFromSource(self.model.index(src, 0))
+        ix = self.model.index(self.model.row_of(agent), 0)
         self.table.scrollTo(ix)
         return self.table.visualRect(ix)
 
     # ---- user ------------------------------------------------------------------------------------------------
     def _agent_of(self, ix: QtCore.QModelIndex) -> int:
-        return int(self.proxy.index(ix.row(), 0).data(AGENT_ROLE))
+        return int(self.model.index(ix.row(), 0).data(AGENT_ROLE))
 
     def _on_filter(self, text: str) -> None:
-        self.proxy.set_query(text)
+        self.model.set_query(text)
         self.set_selected(self._selected)
         self._update_count()
 
+    def _on_reset(self) -> None:
+        sel = self._selected
+        self._selected = None      # set_selected re-selects even if the same row number is still selected
+        self.set_selected(sel)
+
     def _update_count(self) -> None:
-        total, shown = self.model.rowCount(), self.proxy.rowCount()
+        total, shown = len(self.model.rows), self.model.rowCount()
         where = f" at step {self._step}" if self._step is not None else ""
         self.count.setText(f"{shown} of {total} agents{where}" if shown != total else f"{total} agents{where}")

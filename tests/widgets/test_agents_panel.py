@@ -81,7 +81,7 @@ def test_highlight_follows_the_selection_and_survives_new_rows(qtbot, panel):
     sel = panel.table.selectionModel().selectedRows()
     assert [ix.data(QtCore.Qt.ItemDataRole.UserRole + 2) for ix in sel] == [1]
     assert panel.model.rows[1].goals_reached == 5 and panel.count.text() == "4 agents at step 3"
-    idx = panel.proxy.index(panel.shown_agents().index(1), 4)
+    idx = panel.model.index(panel.shown_agents().index(1), 4)
     assert idx.data() == 5
     panel.set_selected(None)
     assert panel.table.selectionModel().selectedRows() == []
