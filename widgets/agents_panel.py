@@ -85,7 +85,8 @@ class AgentTableModel(QtCore.QAbstractTableModel):
             return COLUMNS[section][0]
         if orientation == QtCore.Qt.Orientation.Horizontal and role == QtCore.Qt.ItemDataRole.ToolTipRole:
             return {"goals_reached": "Goals reached so far", "path_left": "Cells left on the planned path to the "
-                    "current goal", "action": "Action decided at the shown step ('forced': set by an override)"
+                    "current goal", "action": "Action decided at the shown step ('forced': set by an override; "
+                    "'last step': at the newest step, whose own action is not decided yet)"
                     }.get(COLUMNS[section][1])
         return None
 
@@ -96,8 +97,8 @@ class AgentTableModel(QtCore.QAbstractTableModel):
         attr = COLUMNS[index.column()][1]
         if role == QtCore.Qt.ItemDataRole.DisplayRole:
             value = getattr(row, attr)
-            if attr == "action" and row.forced:
-                return f"{value} (forced)"
+            if attr == "action":
+                return value + (" (forced)" if row.forced else "") + (" (last step)" if row.pending else "")
             return value if attr in NUMERIC else str(value)
         if role == AGENT_ROLE:
             return row.index

@@ -6,7 +6,8 @@ decision step, the fired clause's witness), so the panel, the map's witness line
 disagree; the widget only formats these rows and the tests check them without a QApplication.
 
 The shown decision step follows :mod:`core.view.inspect`: at state ``k`` < T it is step ``k`` (the decision taken
-from the shown state); at the newest state T nothing is decided yet, so it is step T-1 (the one that led there).
+from the shown state); at the newest state T nothing is decided yet, so it is step T-1 (the one that led there)
+and the row says so (``pending``; the panel shows "Stop (last step)"), as the inspector does.
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ import numpy as np
 from ..codes import ACTION_NAMES, Kind
 from ..sim.episode import FIRED_FORCED
 from .colouring import detailed_type
-from .inspect import active_intervention
+from .overrides import active_intervention
 
 #: The table's columns: (header, AgentRow attribute).
 COLUMNS: tuple[tuple[str, str], ...] = (
@@ -40,6 +41,7 @@ class AgentRow:
     goals_reached: int       # goals reached before state k
     path_left: int           # cells left on its planned path (to its current goal)
     position: tuple[int, int]
+    pending: bool = False    # the newest state: ``action`` is the last step's (its own is not decided yet)
 
     def sort_key(self, attribute: str) -> object:
         """What the column ``attribute`` sorts by: numbers as numbers, names naturally (Car_2 before Car_10)."""
@@ -88,6 +90,7 @@ def agent_rows(episode, k: int) -> tuple[AgentRow, ...]:
     static = _static_columns(snap.agents)
     n = len(static)
     d = decision_step(episode, k)
+    pending = d is not None and d < k
     actions = ["—"] * n
     forced = np.zeros(n, bool)
     if d is not None:
@@ -101,7 +104,7 @@ def agent_rows(episode, k: int) -> tuple[AgentRow, ...]:
     left = path_left(episode, k).tolist()
     pos = np.asarray(snap.positions).tolist()
     return tuple(AgentRow(i, name, kind, detailed, concepts, actions[i], bool(forced[i]), int(reached[i]),
-                          int(left[i]), (int(pos[i][0]), int(pos[i][1])))
+                          int(left[i]), (int(pos[i][0]), int(pos[i][1])), pending)
                  for i, (name, kind, detailed, concepts) in enumerate(static))
 
 

@@ -85,3 +85,12 @@ def test_highlight_follows_the_selection_and_survives_new_rows(qtbot, panel):
     assert idx.data() == 5
     panel.set_selected(None)
     assert panel.table.selectionModel().selectedRows() == []
+
+
+def test_the_newest_step_labels_actions_as_the_last_steps(qtbot, panel):
+    from dataclasses import replace
+
+    panel.set_rows(tuple(replace(r, pending=True, forced=r.index == 1) for r in rows()), 9)
+    col = 3
+    texts = {panel.model.index(r, 0).data(): panel.model.index(r, col).data() for r in range(panel.model.rowCount())}
+    assert texts["Car_1"] == "Normal (last step)" and texts["Car_10"] == "Stop (forced) (last step)"

@@ -121,3 +121,12 @@ def test_clicks_cycle_through_the_agents_of_a_cell():
     # an agent selected elsewhere, or alone in its cell: the click selects what it hit
     assert pick_in_cell(pos, 0, 1) == 0
     assert pick_in_cell(pos, 4, 4) == 4
+
+
+def test_the_newest_state_says_its_actions_are_the_last_steps(sim):
+    ep = sim.buffer
+    assert not any(r.pending for r in agent_rows(ep, ep.num_steps - 1))
+    newest = agent_rows(ep, ep.num_steps)
+    assert all(r.pending for r in newest)
+    rec = ep.step_record(ep.num_steps - 1)
+    assert [r.action for r in newest] == [ACTION_NAMES[int(a)] for a in rec.decided]
