@@ -119,8 +119,8 @@ class LegendWidget(QtWidgets.QScrollArea):
         self._row(self._shape_box, "Not moved yet", grey, path=symbols[(1, -1)])
         self._row(self._shape_box, "Goal", grey, path=_star())
         self._row(self._shape_box, "Selected / field of view", (255, 235, 59), "circle")
-        self._row(self._shape_box, "Action forced by the user (dashed ring)", FORCED_MARK_COLOUR, "circle",
-                  tip="An override set by the user (Force action), not derived by the rules")
+        self._row(self._shape_box, "Forced action", FORCED_MARK_COLOUR, "circle",
+                  tip="Dashed diamond: an action the user forced (Simulation ▸ Force), not derived by the rules")
 
     def set_intersections_visible(self, on: bool) -> None:
         self._inter_box.parentWidget().setVisible(on)

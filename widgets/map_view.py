@@ -29,7 +29,7 @@ CAR_SIZE = 5.0
 PED_SIZE = 3.6
 SELECT_SIZE = 9.0
 MARK_SIZE = 11.0
-FORCED_SIZE = 7.0     # cells: the ring around an agent whose action is forced by the user
+FORCED_SIZE = 7.0     # cells: the diamond around an agent whose action is forced by the user
 GOAL_SIZE = 4.0
 
 
@@ -143,10 +143,10 @@ class MapView(pg.GraphicsView):
         self.mark_item.setZValue(9)
         self.mark_item.setVisible(False)
         self.marked = np.zeros(0, np.int64)
-        # agents whose action at the shown state is forced by the user: a dashed ring in the timeline's
+        # agents whose action at the shown state is forced by the user: a dashed diamond in the timeline's
         # 'forced' marker colour (core/sim/events.py), so an override never looks like a rule's decision
         pen = pg.mkPen(*FORCED_MARK_COLOUR, width=2.5, style=QtCore.Qt.PenStyle.DashLine)
-        self.forced_item = pg.ScatterPlotItem(pxMode=True, symbol="o", size=14, pen=pen, brush=pg.mkBrush(None))
+        self.forced_item = pg.ScatterPlotItem(pxMode=True, symbol="d", size=14, pen=pen, brush=pg.mkBrush(None))
         self.forced_item.setZValue(9)
         self.forced_item.setVisible(False)
         self.vb.addItem(self.forced_item)

@@ -137,9 +137,10 @@ register_event_kind(EventKind("action_changed", "Selected agent's action changed
                               _action_changed, per_agent=True))
 register_event_kind(EventKind("stop", "Selected agent stops (rule)", (220, 30, 40), _stops, per_agent=True))
 register_event_kind(EventKind("gridlock", "Gridlock (agents waiting on one another)", (150, 40, 200), _gridlocks))
-#: The colour of a forced action's marker, also its outline on the map (widgets/map_view.py).
-FORCED_MARK_COLOUR = (0, 200, 235)
-register_event_kind(EventKind("forced", "Action forced by the user (override)", FORCED_MARK_COLOUR, _forced))
+#: The colour of a forced action's marker, also its dashed diamond on the map (widgets/map_view.py); lime, apart
+#: from the selection (yellow), the witness (cyan) and a gridlock (magenta).
+FORCED_MARK_COLOUR = (160, 240, 0)
+register_event_kind(EventKind("forced", "Forced action", FORCED_MARK_COLOUR, _forced))
 
 
 def extract_events(episode, start: int = 0, stop: int | None = None, *, selected: int | None = None,
