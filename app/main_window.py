@@ -93,8 +93,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.layout_ctl = LayoutController(self, self.settings, s, self.playback, self.docks)
         self.exporter = ExportController(self, s, self.jobs, self.map, self.drawing.scene_at, self.playback.pause)
         self.gridlock = GridlockController(self, s, self.map, self.playback, self)   # View ▸ Show the gridlock cycle
-        self.agents_ctl = AgentsController(s, self.map, self.panels.widget("agents"), self.drawing,   # Agents panel,
-                                           self.selection.select, self)                   # labels, witness
+        self.agents_ctl = AgentsController(s, self.map, self.panels, self.docks, self.drawing,   # Agents, Compare,
+                                           self.selection.select, self)                    # labels, witness
         self._build_actions()
         self._build_menus()
         self._build_docks()

@@ -273,6 +273,13 @@ def _agents(session, jobs) -> QtWidgets.QWidget:
     return AgentsPanel()
 
 
+def _compare(session, jobs) -> QtWidgets.QWidget:
+    """The selected agent and the agents Ctrl+clicked in the Agents panel, side by side."""
+    from widgets.agent_compare import AgentCompare
+
+    return AgentCompare()
+
+
 #: Height (px) the Render panel asks for when it is opened in a shorter spot: Generate, progress, the tab bar and a
 #: row of result thumbnails with their details.
 RENDER_DOCK_HEIGHT = 400
@@ -287,6 +294,7 @@ BUILTIN_PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("render", "Render (icon generation)", RIGHT, _render, visible=False, tabify_with="statistics",
               scroll=True, open_height=RENDER_DOCK_HEIGHT),
     PanelSpec("agents", "Agents", RIGHT, _agents, tabify_with="statistics"),
+    PanelSpec("compare", "Compare agents", RIGHT, _compare, visible=False, tabify_with="inspector"),
 )
 _BUILTINS_DONE = False
 

@@ -1,5 +1,6 @@
 """The Agents panel: every agent at the shown step in a sortable, filterable table (name, type, concepts, action,
-goals reached, path left). A click asks to select the agent, a double-click to select it and centre the map on it.
+goals reached, path left). A click asks to select the agent, a double-click to select it and centre the map on it, a Ctrl+click to add it to
+(or remove it from) the comparison (the Compare panel).
 
 It formats :class:`core.view.agent_rows.AgentRow` tuples and emits requests; the app decides what they do
 (app/controllers/agents.py). Rows are updated in place while the agents stay the same, so sorting, the filter,
@@ -27,6 +28,7 @@ class AgentTableModel(QtCore.QAbstractTableModel):
         super().__init__(parent)
         self.rows: tuple[AgentRow, ...] = ()
         self.visible: list[int] = []
+        self.compare: tuple[int, ...] = ()     # agents marked for comparison (tinted rows)
         self.query = ""
         self.sort_column = 0
         self.sort_order = QtCore.Qt.SortOrder.AscendingOrder
@@ -107,6 +109,8 @@ class AgentTableModel(QtCore.QAbstractTableModel):
                     + (f", concepts {row.concepts}" if row.concepts else ""))
         if role == QtCore.Qt.ItemDataRole.TextAlignmentRole and attr in NUMERIC:
             return int(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
+        if role == QtCore.Qt.ItemDataRole.BackgroundRole and row.index in self.compare:
+            return QtGui.QBrush(QtGui.QColor(0, 229, 255, 60))
         if role == QtCore.Qt.ItemDataRole.ForegroundRole and attr == "action" and row.forced:
             return QtGui.QBrush(QtGui.QColor(200, 60, 200))
         return None
@@ -117,6 +121,7 @@ class AgentsPanel(QtWidgets.QWidget):
 
     agentClicked = QtCore.Signal(int)      # select this agent
     agentActivated = QtCore.Signal(int)    # select it and centre the map on it
+    compareChanged = QtCore.Signal(tuple)  # Ctrl+click added or removed an agent: the agents to compare
     shown = QtCore.Signal()                # became visible (rows are not refreshed while hidden)
 
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
@@ -151,7 +156,9 @@ class AgentsPanel(QtWidgets.QWidget):
         lay.addWidget(self.count)
         self.search.textChanged.connect(self._on_filter)
         self.model.modelReset.connect(self._on_reset)   # re-sorted or re-filtered: the highlight follows the agent
-        self.table.clicked.connect(lambda ix: self.agentClicked.emit(self._agent_of(ix)))
+        self.table.clicked.connect(self._on_clicked)
+        self.table.viewport().installEventFilter(self)
+        self._press_modifiers = QtCore.Qt.KeyboardModifier.NoModifier
         self.table.doubleClicked.connect(lambda ix: self.agentActivated.emit(self._agent_of(ix)))
         self._selected: int | None = None
         self._step: int | None = None
@@ -199,6 +206,31 @@ class AgentsPanel(QtWidgets.QWidget):
     # ---- user ------------------------------------------------------------------------------------------------
     def _agent_of(self, ix: QtCore.QModelIndex) -> int:
         return int(self.model.index(ix.row(), 0).data(AGENT_ROLE))
+
+    def eventFilter(self, obj: QtCore.QObject, ev: QtCore.QEvent) -> bool:  # noqa: N802 (Qt name)
+        if ev.type() == QtCore.QEvent.Type.MouseButtonPress:
+            self._press_modifiers = ev.modifiers()
+        return False
+
+    def _on_clicked(self, ix: QtCore.QModelIndex) -> None:
+        """A click selects; Ctrl+click adds the agent to (or removes it from) the comparison instead."""
+        agent = self._agent_of(ix)
+        if not self._press_modifiers & QtCore.Qt.KeyboardModifier.ControlModifier:
+            self.agentClicked.emit(agent)
+            return
+        compare = [a for a in self.model.compare if a != agent]
+        if len(compare) == len(self.model.compare):
+            compare.append(agent)
+        self.set_compare(compare)
+        self._on_reset()                 # the highlighted row stays the selected agent's
+        self.compareChanged.emit(tuple(compare))
+
+    def set_compare(self, agents: Sequence[int]) -> None:
+        """The agents marked for comparison (their rows are tinted); emits nothing."""
+        self.model.compare = tuple(agents)
+        if self.model.rowCount():
+            self.model.dataChanged.emit(self.model.index(0, 0),
+                                        self.model.index(self.model.rowCount() - 1, len(COLUMNS) - 1))
 
     def _on_filter(self, text: str) -> None:
         self.model.set_query(text)

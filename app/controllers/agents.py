@@ -1,5 +1,6 @@
-"""Which agent is which: the Agents panel, agent labels on the map (View ▸ Show agent names) and the witness of the
-selected agent's explanation (ringed on the map, with a line to the selected agent).
+"""Which agent is which: the Agents panel, the Compare panel (the selected agent and the agents Ctrl+clicked in the
+Agents panel, side by side), agent labels on the map (View ▸ Show agent names) and the witness of the selected
+agent's explanation (ringed on the map, with a line to the selected agent).
 
 The panel's rows, the witness and the label placement are computed in core (core/view/agent_rows.py,
 core/view/labels.py); this controller feeds them from the session after each drawn frame and turns the panel's
@@ -16,6 +17,7 @@ from PySide6 import QtCore, QtGui
 
 from core.studio.session import Session
 from core.view.agent_rows import agent_rows, witness_agents
+from core.view.compare import compare_rows
 from widgets.map_overlays import AgentLabelLayer, WitnessOverlay
 
 #: Seconds between two refreshes of the panel's rows while playing.
@@ -23,12 +25,17 @@ PANEL_PERIOD = 0.25
 
 
 class AgentsController(QtCore.QObject):
-    def __init__(self, session: Session, map_view: Any, panel: Any, drawing: Any, select: Callable[[int | None], None],
-                 parent: QtCore.QObject | None = None) -> None:
+    def __init__(self, session: Session, map_view: Any, panels: Any, docks: dict, drawing: Any,
+                 select: Callable[[int | None], None], parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
         self.session = session
         self.map = map_view
-        self.panel = panel
+        self.panel = panel = panels.widget("agents")
+        self.compare_view = panels.widget("compare")
+        self.docks = docks           # the window's docks by name (filled once the panels are docked)
+        self.drawing = drawing
+        self.compare: tuple[int, ...] = ()   # agents Ctrl+clicked in the Agents panel
+        self._last_selected: int | None = session.selected
         self.select = select
         self.labels = AgentLabelLayer()
         self.labels.setVisible(session.view.labels)
@@ -50,9 +57,13 @@ class AgentsController(QtCore.QObject):
         panel.agentClicked.connect(self.select)
         panel.agentActivated.connect(self.centre_on)
         panel.shown.connect(lambda: self.refresh_rows() if self._stale else None)
+        panel.compareChanged.connect(self.set_compare)
+        self.compare_view.agentRequested.connect(self.select)
+        self.compare_view.clearRequested.connect(lambda: self.set_compare(()))
         ev = session.events
-        ev.selection.connect(lambda e: self.panel.set_selected(e.value))
-        ev.project.connect(lambda e: (self.panel.clear(), self.witness.clear(), self.labels.set_agents([], [])))
+        ev.selection.connect(self._on_selection)
+        ev.project.connect(lambda e: (self.panel.clear(), self.witness.clear(), self.labels.set_agents([], []),
+                                      self.set_compare(())))
         ev.view.connect(self._on_view)
 
     # ---- after each frame -----------------------------------------------------------------------------------
@@ -65,7 +76,7 @@ class AgentsController(QtCore.QObject):
         self.witness.show(sc.positions, s.selected, ws)
         if self.labels.isVisible():
             self.labels.set_agents(sc.positions, sc.names, (s.selected, *ws) if s.selected is not None else ())
-        if not self.panel.isVisible():
+        if not self.panel.isVisible() and not (self.compare and self.compare_view.isVisible()):
             self._stale = True       # refreshed when the panel is shown
             return
         wait = PANEL_PERIOD - (time.perf_counter() - self._last_rows)
@@ -86,6 +97,44 @@ class AgentsController(QtCore.QObject):
         k = min(s.cursor, s.num_steps)
         self.panel.set_rows(agent_rows(s.history, k), k)
         self.panel.set_selected(s.selected)
+        self.refresh_compare()
+
+    def _on_selection(self, event: Any) -> None:
+        """The highlighted row follows; while comparing, the agent selected before stays in the comparison."""
+        prev, self._last_selected = self._last_selected, event.value
+        if self.compare and prev is not None and prev != event.value and prev not in self.compare:
+            self.compare = self.compare + (prev,)
+            self.panel.set_compare(self.compare)
+        self.panel.set_selected(event.value)
+
+    # ---- comparison -----------------------------------------------------------------------------------------
+    def compared(self) -> list[int]:
+        """The agents side by side: the selected one first, then the compared ones."""
+        s = self.session
+        first = [s.selected] if s.selected is not None else []
+        return first + [a for a in self.compare if a not in first]
+
+    def set_compare(self, agents) -> None:
+        """Compare these agents with the selected one; the Compare panel opens (in front) once there are two."""
+        n = len(self.session.agent_names)
+        self.compare = tuple(int(a) for a in agents if 0 <= int(a) < n)
+        self.panel.set_compare(self.compare)
+        dock = self.docks.get("compare")
+        if dock is not None and len(self.compared()) >= 2 and not dock.isVisible():
+            dock.show()
+            dock.raise_()
+        self.refresh_compare()
+
+    def refresh_compare(self) -> None:
+        s, model = self.session, self.drawing.inspector_model
+        agents = self.compared() if s.history is not None and model is not None else []
+        if len(agents) < 2:
+            self.compare_view.set_comparison(agents, [], (), None)
+            return
+        k = min(s.cursor, s.num_steps)
+        reports = [model.report(s.history, k, a, recompute=False) for a in agents]
+        self.compare_view.set_comparison(agents, [r.name for r in reports],
+                                         compare_rows(reports, s.history.meta.get("clauses") or ()), k)
 
     def _on_view(self, event: Any) -> None:
         if "labels" not in event.changed:

@@ -167,3 +167,42 @@ def test_the_witness_of_the_explanation_is_ringed_and_linked(studio, qtbot):
     win.select_agent(None)
     win.flush_redraw()
     assert not overlay.line.isVisible()
+
+
+def test_ctrl_click_compares_agents_side_by_side(studio, qtbot):
+    win = studio
+    simulate(qtbot, win, 12)
+    win.docks["agents"].show()
+    win.docks["agents"].raise_()
+    panel = win.panels.widget("agents")
+    qtbot.waitUntil(panel.isVisible, timeout=WAIT)
+    show_state(win, 10)
+    names = win.session.agent_names
+    first, second, third = (names.index(n) for n in ("Car_3", "Car_5", "Pedestrian_2"))
+    vp = panel.table.viewport()
+    qtbot.mouseClick(vp, QtCore.Qt.MouseButton.LeftButton, pos=panel.row_rect(first).center())
+    qtbot.waitUntil(lambda: win.selected == first, timeout=WAIT)
+    ctrl = QtCore.Qt.KeyboardModifier.ControlModifier
+    qtbot.mouseClick(vp, QtCore.Qt.MouseButton.LeftButton, ctrl, panel.row_rect(second).center())
+    qtbot.mouseClick(vp, QtCore.Qt.MouseButton.LeftButton, ctrl, panel.row_rect(third).center())
+    assert win.selected == first                       # Ctrl+click does not change the selection
+    dock, view = win.docks["compare"], win.panels.widget("compare")
+    assert dock.isVisible() and view.isVisible()
+    assert view.agents == (first, second, third)
+    assert [view.table.horizontalHeaderItem(j).text() for j in range(3)] == ["Car_3", "Car_5", "Pedestrian_2"]
+    reports = [win.drawing.inspector_model.report(win.history, 10, a, recompute=False) for a in view.agents]
+    action_row = next(i for i, r in enumerate(view.rows) if r.label == "Action")
+    assert [view.table.item(action_row, j).text().split(" ")[0] for j in range(3)] == [r.decided for r in reports]
+    type_row = next(i for i, r in enumerate(view.rows) if r.label == "Type")
+    assert view.table.item(type_row, 0).font().bold()          # a car and a pedestrian differ in type
+    # Ctrl+click again removes an agent; a click on a column header selects that agent
+    qtbot.mouseClick(vp, QtCore.Qt.MouseButton.LeftButton, ctrl, panel.row_rect(third).center())
+    assert view.agents == (first, second)
+    header = view.table.horizontalHeader()
+    x = header.sectionViewportPosition(1) + header.sectionSize(1) // 2
+    qtbot.mouseClick(header.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=QtCore.QPoint(x, header.height() // 2))
+    qtbot.waitUntil(lambda: win.selected == second, timeout=WAIT)
+    win.agents_ctl.refresh_rows()
+    assert view.agents == (second, first)               # the selected agent first
+    qtbot.mouseClick(view.clear_btn, QtCore.Qt.MouseButton.LeftButton)
+    assert view.agents == (second,) and view.table.columnCount() == 0 and panel.model.compare == ()
