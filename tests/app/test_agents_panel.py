@@ -71,6 +71,11 @@ def test_agents_panel_lists_the_state_and_selects_and_centres(studio, qtbot):
     assert panel.model.rows == agent_rows(win.history, 20)
     assert [ix.data(QtCore.Qt.ItemDataRole.UserRole + 2) for ix in panel.table.selectionModel().selectedRows()] \
         == [target]
+    # the rows follow the cursor by themselves (at most 4 refreshes a second)
+    win.set_cursor(5)
+    win.flush_redraw()
+    qtbot.waitUntil(lambda: panel.model.rows == agent_rows(win.history, 5), timeout=WAIT)
+    assert panel.count.text().endswith("at step 5")
     qtbot.keyClicks(panel.search, "pedestrian")
     assert {win.session.agent_names[a].split("_")[0] for a in panel.shown_agents()} == {"Pedestrian"}
 
