@@ -339,10 +339,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.replay:
         fam = FAMILIES[(args.family or [""])[0]]
-        work = Path(tempfile.mkdtemp(prefix="logicity-fuzz-replay-"))
-        prepare(work)
         path = Path(args.replay)
-        outcome, exc, seconds = run_one(fam, path.suffix, path.read_bytes(), work, args.timeout)
+        with tempfile.TemporaryDirectory(prefix="logicity-fuzz-replay-") as tmp:
+            prepare(Path(tmp))
+            outcome, exc, seconds = run_one(fam, path.suffix, path.read_bytes(), Path(tmp), args.timeout)
         print(f"{outcome} in {seconds:.2f} s")
         if exc is not None:
             print("".join(traceback.format_exception(exc)) if outcome == "crash" else exc)
