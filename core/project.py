@@ -265,13 +265,15 @@ def load_project(path: str | Path) -> Project:
 #: Keys of an ``episodes:`` item and of the ``studio:`` mapping (docs/projects.md).
 EPISODE_KEYS = ("file", "name", "seed", "steps")
 STUDIO_KEYS = ("colour_by", "selected", "step", "breakpoints")
-BREAKPOINT_KEYS = ("kind", "step", "agent", "action", "enabled")
+#: the same as core.sim.breakpoints.KEYS (tests/core/sim/test_breakpoint_conditions.py checks it)
+BREAKPOINT_KEYS = ("kind", "step", "agent", "type", "concept", "action", "clause", "mode", "enabled")
 
 
 def _check_studio(studio: Any, config: Any) -> None:
     """Validate the ``studio:`` view state against the project's agents; errors name file, line and problem."""
-    from .sim.events import Breakpoint
+    from .sim.breakpoints import MODES, TYPES, Breakpoint
     from .view.colouring import scheme_problem
+    from .world import KNOWN_CONCEPTS
 
     if not isinstance(studio, dict) or not studio:
         return
@@ -317,11 +319,19 @@ def _check_studio(studio: Any, config: Any) -> None:
             agent(b, "agent", where)
         if b.get("action") is not None:
             expect(b, "action", str)
+        for key, known in (("type", TYPES), ("concept", tuple(KNOWN_CONCEPTS)), ("mode", MODES)):
+            if b.get(key) is not None and expect(b, key, str) not in known:
+                raise b.error(f"{where}: {key} must be one of {', '.join(known)}, got {b[key]!r}", key)
+        if b.get("clause") is not None:
+            expect(b, "clause", (str, int))
         expect(b, "enabled", bool, required=False)
         try:
             Breakpoint.from_dict(b)
         except (ValueError, TypeError) as exc:
-            raise b.error(f"{where}: {exc}", "kind" if "kind" in b else None) from None
+            culprit = next((k for k in ("mode", "clause", "action", "step", "type", "concept", "agent")
+                            if k in b and str(exc).startswith((f"{k} ", f"a {b.get('kind')} breakpoint takes no {k}"))),
+                           "kind" if "kind" in b else None)
+            raise b.error(f"{where}: {exc}", culprit) from None
 
 
 def open_episode(project: Project, index: int | None = None):

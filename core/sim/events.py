@@ -1,4 +1,4 @@
-"""Timeline markers and breakpoints, computed from recorded episode data (no Qt).
+"""Timeline markers (and, re-exported from core/sim/breakpoints.py, breakpoints), computed from recorded episode data (no Qt).
 
 Why plain functions over an :class:`~core.sim.episode.EpisodeView`: the studio's timeline, the CLI and tests all
 need "where did something happen" and "should playback stop here"; both are pure questions about recorded
@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterable, Mapping
 import numpy as np
 
 from ..codes import ACTION_INDEX, ACTION_NAMES
+from .breakpoints import Breakpoint, Hit, check_breakpoints  # noqa: F401  (re-exported: older imports)
 from .episode import FIRED_FORCED
 from .gridlock import detector_for, summary
 
@@ -153,117 +154,6 @@ def extract_events(episode, start: int = 0, stop: int | None = None, *, selected
         out.extend(_KINDS[name].extract(episode, max(start, 0), stop, ctx))
     out.sort(key=lambda e: (e.step, e.kind, e.agent))
     return out
-
-
-# ---- breakpoints --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Hit:
-    """A breakpoint fired at step ``step``; the studio shows state ``show``."""
-
-    breakpoint: "Breakpoint"
-    step: int
-    show: int
-    text: str
-
-
-@dataclass(frozen=True)
-class Breakpoint:
-    """A condition that pauses playback.
-
-    ``kind``:
-
-    * ``"step"`` — pause when state ``step`` is reached (``step`` = N).
-    * ``"action"`` — pause when ``agent`` (a name) decides ``action`` (Slow/Normal/Fast/Stop) during a step;
-      the studio then shows the state in which the decision was taken.
-    * ``"goal"`` — pause when ``agent`` (or any agent when ``agent`` is None) reaches its goal.
-    """
-
-    kind: str
-    step: int | None = None
-    agent: str | None = None
-    action: str | None = None
-    enabled: bool = True
-
-    def __post_init__(self) -> None:
-        if self.kind not in ("step", "action", "goal"):
-            raise ValueError(f"unknown breakpoint kind {self.kind!r} (step, action, goal)")
-        if self.kind == "step" and (self.step is None or int(self.step) < 0):
-            raise ValueError("a step breakpoint needs a step N >= 0")
-        if self.kind == "action":
-            if self.agent is None:
-                raise ValueError("an action breakpoint needs an agent")
-            if self.action not in ACTION_INDEX:
-                raise ValueError(f"action must be one of {', '.join(ACTION_NAMES)}, got {self.action!r}")
-
-    def describe(self) -> str:
-        if self.kind == "step":
-            return f"pause at step {self.step}"
-        if self.kind == "action":
-            return f"pause when {self.agent} does {self.action}"
-        return f"pause when {self.agent or 'any agent'} reaches its goal"
-
-    def check(self, episode, k: int) -> Hit | None:
-        """Did this breakpoint fire during step ``k`` (recorded in ``episode``)? State k+1 is the newest."""
-        if not self.enabled:
-            return None
-        if self.kind == "step":
-            if k + 1 == self.step:
-                return Hit(self, k, k + 1, self.describe())
-            return None
-        names = _names(episode)
-        agent = None
-        if self.agent is not None:
-            if self.agent not in names:
-                return None
-            agent = names.index(self.agent)
-        rec = episode.step_record(k)
-        if self.kind == "action":
-            if int(rec.decided[agent]) == ACTION_INDEX[self.action]:
-                return Hit(self, k, k, f"{self.agent} does {self.action} at step {k}")
-            return None
-        reached = np.asarray(rec.reached)
-        if agent is None:
-            if reached.any():
-                who = names[int(np.argmax(reached))]
-                return Hit(self, k, k, f"{who} reached its goal at step {k}")
-            return None
-        if reached[agent]:
-            return Hit(self, k, k, f"{self.agent} reached its goal at step {k}")
-        return None
-
-    def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"kind": self.kind}
-        for key in ("step", "agent", "action"):
-            if getattr(self, key) is not None:
-                d[key] = getattr(self, key)
-        if not self.enabled:
-            d["enabled"] = False
-        return d
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "Breakpoint":
-        unknown = set(d) - {"kind", "step", "agent", "action", "enabled"}
-        if unknown:
-            raise ValueError(f"unknown breakpoint keys: {', '.join(sorted(unknown))}")
-        return cls(str(d.get("kind")), d.get("step"), d.get("agent"), d.get("action"), bool(d.get("enabled", True)))
-
-
-def check_breakpoints(breakpoints: Iterable[Breakpoint], episode, k: int,
-                      resume_from: int | None = None) -> Hit | None:
-    """The first breakpoint that fires during step ``k``, or None.
-
-    ``resume_from``: the state playback resumes from. A hit that would show that very state again is skipped
-    (what debuggers do: the breakpoint at the current position does not fire on resume). Action and goal
-    breakpoints show the state in which step k began, so without this Play after such a hit would stop at the
-    same state forever; they fire again on every later step.
-    """
-    for bp in breakpoints:
-        hit = bp.check(episode, k)
-        if hit is not None and not (resume_from is not None and hit.show == resume_from):
-            return hit
-    return None
 
 
 @dataclass

@@ -73,6 +73,31 @@ class RemoveBreakpoint(_BreakpointEdit):
         return old[:self.index] + old[self.index + 1:]
 
 
+class EditBreakpoint(_BreakpointEdit):
+    """Replace breakpoint ``index`` by ``bp`` (the condition builder's Edit); keeps its place in the list. Undo puts
+    the old condition back. Replacing it by one equal to another entry would list it twice: refused (ValueError);
+    check :func:`can_edit` first."""
+
+    def __init__(self, index: int, bp: Breakpoint, session: Session) -> None:
+        super().__init__()
+        if not 0 <= index < len(session.breakpoints):
+            raise IndexError(f"no breakpoint #{index}")
+        if not can_edit(session, index, bp):
+            raise ValueError(f"the breakpoint {bp.describe()!r} is already listed")
+        self.index = index
+        self.bp = bp
+        self.text = f"Edit breakpoint: {session.breakpoints[index].describe()} → {bp.describe()}"
+
+    def new_list(self, old: tuple[Breakpoint, ...]) -> tuple[Breakpoint, ...]:
+        return old[:self.index] + (self.bp,) + old[self.index + 1:]
+
+
+def can_edit(session: Session, index: int, bp: Breakpoint) -> bool:
+    """Whether replacing breakpoint ``index`` by ``bp`` changes something and lists nothing twice."""
+    bps = session.breakpoints
+    return 0 <= index < len(bps) and bps[index] != bp and bp not in bps[:index] + bps[index + 1:]
+
+
 class ClearBreakpoints(_BreakpointEdit):
     text = "Clear breakpoints"
 
