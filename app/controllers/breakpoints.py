@@ -1,5 +1,9 @@
 """Breakpoint editing: every change is an undoable command on the session (Edit ▸ Undo, History panel), shown in
-the Breakpoints panel; the Breakpoints menu's agent entries act on the selected agent."""
+the Breakpoints panel; the panel's Add…/Edit… open the condition builder (widgets/breakpoint_dialog.py); the
+Breakpoints menu's agent entries act on the selected agent.
+
+The dialog is opened non-modally (``open()``, window-modal) and kept as ``self.dialog`` until it closes, so the
+event loop keeps running (playback, tests driving its widgets)."""
 from __future__ import annotations
 
 from typing import cast
@@ -8,12 +12,17 @@ from PySide6 import QtCore, QtWidgets
 
 from core.codes import ACTION_NAMES
 from core.sim.events import Breakpoint
-from core.studio.commands import (AddBreakpoint, ClearBreakpoints, RemoveBreakpoint, SetBreakpointEnabled,
-                                  can_add)
+from core.studio.commands import (AddBreakpoint, ClearBreakpoints, EditBreakpoint, RemoveBreakpoint,
+                                  SetBreakpointEnabled, can_add, can_edit)
 from core.studio.session import Session
+from widgets.breakpoint_dialog import BreakpointDialog
 from widgets.breakpoint_list import BreakpointList
 
 from . import Shell
+
+#: the widest the left dock area is made to show the entries on one line (px), and at most this share of the window
+MAX_DOCK_WIDTH = 380
+MAX_DOCK_SHARE = 0.34
 
 
 class BreakpointsController(QtCore.QObject):
@@ -26,13 +35,106 @@ class BreakpointsController(QtCore.QObject):
         panel.toggled.connect(self.set_enabled)
         panel.removeRequested.connect(self.remove)
         panel.clearRequested.connect(self.clear)
-        session.events.breakpoints.connect(lambda e: panel.set_rows((b.describe(), b.enabled) for b in e.value))
+        panel.addRequested.connect(self.add_dialog)
+        panel.editRequested.connect(self.edit_dialog)
+        self.dialog: BreakpointDialog | None = None
+        session.events.breakpoints.connect(self._show_rows)
+        panel.installEventFilter(self)      # its tab raised: make the dock wide enough for the entries
+
+    def eventFilter(self, obj: QtCore.QObject, event: QtCore.QEvent) -> bool:   # noqa: N802 (Qt)
+        if obj is self.panel and event.type() == QtCore.QEvent.Type.Show:
+            QtCore.QTimer.singleShot(0, self._fit_dock)
+        return False
 
     def add(self, bp: Breakpoint) -> None:
         if not can_add(self.session, bp):
             return
         self.session.execute(AddBreakpoint(bp))
         self.shell.status(f"Breakpoint added: {bp.describe()}")
+
+    def edit(self, index: int, bp: Breakpoint) -> None:
+        """Replace breakpoint ``index`` by ``bp`` (one undoable step); nothing happens when nothing changes, and
+        a condition already listed elsewhere is refused with a status message."""
+        if not 0 <= index < len(self.session.breakpoints) or self.session.breakpoints[index] == bp:
+            return
+        if not can_edit(self.session, index, bp):
+            self.shell.status(f"Already a breakpoint: {bp.describe()}")
+            return
+        self.session.execute(EditBreakpoint(index, bp, self.session))
+        self.shell.status(f"Breakpoint changed: {bp.describe()}")
+
+    # ---- the condition builder --------------------------------------------------------------------------------
+    def clause_labels(self) -> list[str]:
+        """The clauses a breakpoint can name: the recording's (its meta), else the project's rule program."""
+        s = self.session
+        meta = getattr(s.history, "meta", None) or {}
+        if meta.get("clauses"):
+            return [str(c.get("label", c.get("id"))) for c in meta["clauses"]]
+        program = getattr(getattr(s.project, "config", None), "program", None)
+        return [str(c.label) for c in getattr(program, "clauses", ())]
+
+    def _names(self) -> tuple[str, ...]:
+        s = self.session
+        if s.agent_names:
+            return s.agent_names
+        agents = getattr(getattr(s.project, "config", None), "agents", None)
+        return tuple(agents.table().names) if agents is not None else ()
+
+    def _open(self, initial: Breakpoint | None, index: int | None) -> BreakpointDialog:
+        if self.dialog is not None:
+            self.dialog.close()
+        dlg = BreakpointDialog(self._names(), self.clause_labels(), initial, cast(QtWidgets.QWidget, self.shell),
+                               step=self.session.num_steps + 10)
+        if initial is None and self.session.selected is not None and self.session.agent_names:
+            dlg.subject.setCurrentIndex(dlg.subject.findData("agent"))     # start from the selected agent
+            dlg.who.setCurrentText(self.session.agent_names[self.session.selected])
+        self.dialog = dlg
+
+        def done(result: int) -> None:
+            bp = dlg.breakpoint() if result == QtWidgets.QDialog.DialogCode.Accepted else None
+            if self.dialog is dlg:
+                self.dialog = None
+            dlg.deleteLater()
+            if bp is None:
+                return
+            if index is None:
+                if can_add(self.session, bp):
+                    self.add(bp)
+                else:
+                    self.shell.status(f"Already a breakpoint: {bp.describe()}")
+            else:
+                self.edit(index, bp)
+
+        dlg.finished.connect(done)
+        dlg.open()
+        return dlg
+
+    def add_dialog(self) -> BreakpointDialog:
+        """The panel's Add…: the condition builder for a new breakpoint."""
+        return self._open(None, None)
+
+    def edit_dialog(self, index: int) -> BreakpointDialog | None:
+        """The panel's Edit… (or a double-click): the condition builder showing breakpoint ``index``."""
+        bps = self.session.breakpoints
+        if not 0 <= index < len(bps):
+            return None
+        return self._open(bps[index], index)
+
+    def _show_rows(self, e) -> None:
+        self.panel.set_rows((b.describe(), b.enabled, b.explain()) for b in e.value)
+        self._fit_dock()
+
+    def _fit_dock(self) -> None:
+        """Widen the left dock area (up to MAX_DOCK_WIDTH, a third of the window) so entries fit on one line."""
+        dock = self.panel.parentWidget()
+        while dock is not None and not isinstance(dock, QtWidgets.QDockWidget):
+            dock = dock.parentWidget()
+        win = dock.parentWidget() if dock is not None else None
+        if not isinstance(win, QtWidgets.QMainWindow) or dock.isFloating() or not self.panel.isVisible():
+            return
+        want = min(self.panel.entry_width(), MAX_DOCK_WIDTH, int(win.width() * MAX_DOCK_SHARE))
+        if want > dock.width():
+            win.resizeDocks([dock], [want], QtCore.Qt.Orientation.Horizontal)
 
     def remove(self, index: int) -> None:
         if 0 <= index < len(self.session.breakpoints):

@@ -43,7 +43,7 @@ def test_breakpoint_when_agent_does_an_action(studio, qtbot):
     studio.select_agent(agent)
     studio.add_agent_breakpoint(action)
     name = studio.history.agents.names[agent]
-    assert studio.breakpoints[-1].describe() == f"pause when {name} does {action}"
+    assert studio.breakpoints[-1].describe() == f"pause while {name} does {action}"   # level: every such step
     studio.set_speed(0)
     studio.play()
     qtbot.waitUntil(lambda: not studio.playing and "Breakpoint" in studio.last_message, timeout=WAIT)
