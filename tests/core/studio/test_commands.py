@@ -10,8 +10,8 @@ from core.project import new_project
 from core.sim.episode import EpisodeBuffer
 from core.sim.events import Breakpoint
 from core.sim.frames import apply_frame
-from core.studio.commands import (AddBreakpoint, ClearBreakpoints, ForceAction, RemoveBreakpoint,
-                                  SetBreakpointEnabled, SetColourScheme)
+from core.studio.commands import (AddBreakpoint, ClearBreakpoints, EditBreakpoint, ForceAction, RemoveBreakpoint,
+                                  SetBreakpointEnabled, SetColourScheme, can_edit)
 from core.studio.session import Session
 from core.studio.stack import Command, CommandStack
 
@@ -34,12 +34,17 @@ breakpoints = st.one_of(
     st.builds(lambda a: Breakpoint("goal", agent=a), st.sampled_from((None,) + AGENTS)),
     st.builds(lambda a, act: Breakpoint("action", agent=a, action=act), st.sampled_from(AGENTS),
               st.sampled_from(ACTION_NAMES)),
+    st.builds(lambda a, act, m: Breakpoint("action", agent=a, action=act, mode=m), st.sampled_from(AGENTS),
+              st.sampled_from(ACTION_NAMES), st.sampled_from(("when", "while"))),
+    st.builds(lambda t, m: Breakpoint("gridlock", type=t, mode=m), st.sampled_from(("Car", "Pedestrian")),
+              st.sampled_from(("when", "while"))),
 )
 ops = st.one_of(
     st.tuples(st.just("add"), breakpoints),
     st.tuples(st.just("remove"), st.integers(0, 9)),
     st.tuples(st.just("enable"), st.integers(0, 9), st.booleans()),
     st.tuples(st.just("clear")),
+    st.tuples(st.just("edit"), st.integers(0, 9), breakpoints),
     st.tuples(st.just("force"), st.integers(0, 17), st.sampled_from([None, 0, 1, 2, 3])),
     st.tuples(st.just("colour"), st.sampled_from(["Type", "Priority", "Action (next)", "Detailed type"])),
     st.tuples(st.just("undo")),
@@ -59,6 +64,8 @@ def _command(s: Session, op: tuple) -> Command | None:
         return SetBreakpointEnabled(op[1] % n, op[2], s) if n else None
     if kind == "clear":
         return ClearBreakpoints()
+    if kind == "edit":
+        return EditBreakpoint(op[1] % n, op[2], s) if n and can_edit(s, op[1] % n, op[2]) else None
     if kind == "force":
         return ForceAction(op[1], op[2], s.num_steps)
     return SetColourScheme(op[1])
