@@ -210,9 +210,11 @@ class Breakpoint:
 
     def _check_gridlock(self, episode, k: int, mask: np.ndarray, names: Sequence[str]) -> Hit | None:
         det = detector_for(episode)
-        if k < det.scanned:
-            det.rewind(episode, k)      # the recording was cut and re-recorded from step k
-        det.update(episode, k + 1)
+        if k < det.scanned and k == episode.num_steps - 1:
+            # the newest step was scanned before: the recording was cut and step k recorded again (a branch)
+            det.rewind(episode, k)
+        if det.scanned < k + 1:
+            det.update(episode, k + 1)   # replaying older steps: what is scanned already stays valid
 
         def stuck(state: int) -> set[int]:
             return {a for g in det.active_at(state) for a in g.agents_at(state) if 0 <= a < len(mask) and mask[a]}

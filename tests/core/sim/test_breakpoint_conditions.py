@@ -150,6 +150,70 @@ def test_gridlock_condition_on_a_real_lock_up(config):
     assert hits(Breakpoint("gridlock", type="Pedestrian"), ep) == []
 
 
+def _two_waiting(t: int, moving: bool = False) -> dict[str, np.ndarray]:
+    """``t`` steps of two agents on cells (0, 0) and (1, 0) that decide Stop waiting on each other (clause 0), or,
+    with ``moving``, where agent 0 moves one cell every step and decides Normal."""
+    pos = np.zeros((t + 1, 2, 2), np.int16)
+    pos[:, 1, 0] = 1
+    dec = np.full((t, 2), S, np.int8)
+    fired = np.zeros((t, 2), np.int32)
+    wit = np.full((t, 2, 2), -1, np.int32)
+    wit[:, 0, 0], wit[:, 1, 0] = 1, 0
+    if moving:
+        pos[:, 0, 1] = np.arange(t + 1)
+        dec[:, 0], fired[:, 0], wit[:, 0] = N, -1, -1
+    return {"positions": pos, "decided": dec, "fired": fired, "witness": wit}
+
+
+def test_a_gridlock_breakpoint_reads_a_branched_recording_again():
+    """Checked step by step as the worker does, then the recording is cut before the lock-up and recorded again
+    with one agent moving: the breakpoint must not fire on the stale gridlock; replaying old steps keeps the
+    shared detector (the timeline's) as it is."""
+    from core.sim.gridlock import DEFAULT_STILL_STEPS, detector_for
+
+    t = DEFAULT_STILL_STEPS + 10
+    full = _two_waiting(t)
+
+    class Growing:
+        def __init__(self):
+            self.agents = SimpleNamespace(names=("A0", "A1"))
+            self.meta = {"clauses": [{"id": 0, "label": "Stop#1"}]}
+            self.a = {}
+
+        def show(self, arrays, n):          # the first n steps (and n+1 states) of ``arrays``
+            self.a = {k: v[:n + 1] if k == "positions" else v[:n] for k, v in arrays.items()}
+
+        @property
+        def num_steps(self):
+            return len(self.a["decided"])
+
+        def array(self, name):
+            return self.a[name]
+
+    ep = Growing()
+    bp = Breakpoint("gridlock")
+    fired = []
+    for n in range(1, t + 1):
+        ep.show(full, n)
+        if bp.check(ep, n - 1) is not None:
+            fired.append(n - 1)
+    assert fired == [DEFAULT_STILL_STEPS - 1]
+    det = detector_for(ep)
+    (g,) = det.gridlocks
+    assert hits(Breakpoint("gridlock", mode="while"), ep) == list(range(DEFAULT_STILL_STEPS - 1, t))
+    assert det.scanned == t and det.gridlocks[0] is g          # replaying did not make it scan again
+    # branch at step 5: agent 0 moves from then on
+    moving = _two_waiting(t, moving=True)
+    branched = {k: np.concatenate([full[k][:6 if k == "positions" else 5], moving[k][6 if k == "positions" else 5:]])
+                for k in full}
+    again = []
+    for n in range(6, t + 1):
+        ep.show(branched, n)
+        if bp.check(ep, n - 1) is not None:
+            again.append(n - 1)
+    assert again == [] and detector_for(ep).gridlocks == []
+
+
 # ---- construction, text, project.yaml -----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("kw, fragment", [
