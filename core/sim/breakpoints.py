@@ -211,7 +211,8 @@ class Breakpoint:
     def _check_gridlock(self, episode, k: int, mask: np.ndarray, names: Sequence[str]) -> Hit | None:
         det = detector_for(episode)
         if k < det.scanned and k == episode.num_steps - 1:
-            # the newest step was scanned before: the recording was cut and step k recorded again (a branch)
+            # the newest step was scanned before: the recording may have been cut and step k recorded again (a
+            # branch; the worker's buffer is cut without telling anyone), so read it again (cheap, always right)
             det.rewind(episode, k)
         if det.scanned < k + 1:
             det.update(episode, k + 1)   # replaying older steps: what is scanned already stays valid
