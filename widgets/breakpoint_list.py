@@ -35,7 +35,7 @@ class BreakpointList(QtWidgets.QWidget):
         lay = QtWidgets.QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(self.list)
-        row = QtWidgets.QHBoxLayout()
+        row = QtWidgets.QGridLayout()     # two by two: as narrow as the Legend it shares a dock area with
         self.add_btn = QtWidgets.QPushButton("Add…")
         self.add_btn.setToolTip("Add a breakpoint: pause when or while an agent, a type or a concept does something")
         self.add_btn.clicked.connect(self.addRequested.emit)
@@ -46,9 +46,9 @@ class BreakpointList(QtWidgets.QWidget):
         self.remove_btn.clicked.connect(lambda: self.removeRequested.emit(self.list.currentRow()))
         self.clear_btn = QtWidgets.QPushButton("Clear all")
         self.clear_btn.clicked.connect(self.clearRequested.emit)
-        for b in (self.add_btn, self.edit_btn, self.remove_btn, self.clear_btn):
-            row.addWidget(b)
-        row.addStretch(1)
+        for i, b in enumerate((self.add_btn, self.edit_btn, self.remove_btn, self.clear_btn)):
+            row.addWidget(b, i // 2, i % 2)
+        row.setColumnStretch(2, 1)
         lay.addLayout(row)
         self._update_buttons()
 

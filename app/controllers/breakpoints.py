@@ -132,7 +132,8 @@ class BreakpointsController(QtCore.QObject):
         win = dock.parentWidget() if dock is not None else None
         if not isinstance(win, QtWidgets.QMainWindow) or dock.isFloating() or not self.panel.isVisible():
             return
-        want = min(self.panel.entry_width(), MAX_DOCK_WIDTH, int(win.width() * MAX_DOCK_SHARE))
+        frame = max(dock.width() - self.panel.width(), 0)     # the dock's own margins around the panel
+        want = min(self.panel.entry_width() + frame, MAX_DOCK_WIDTH, int(win.width() * MAX_DOCK_SHARE))
         if want > dock.width():
             win.resizeDocks([dock], [want], QtCore.Qt.Orientation.Horizontal)
 

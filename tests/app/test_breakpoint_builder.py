@@ -67,7 +67,7 @@ def test_build_play_edit_undo_and_disable_an_edge_breakpoint(studio, qtbot):
     item = win.bp_list.item(0)
     assert item.text() == f"pause when {name} starts to Stop" and "edge-triggered" in item.toolTip()
     # the dock is wide enough for its entry, in a window of this size
-    assert win.bp_panel.width() >= min(win.bp_panel.entry_width(), 380) - 2
+    qtbot.waitUntil(lambda: win.bp_panel.width() >= win.bp_panel.entry_width(), timeout=WAIT)
 
     # play from the start: it pauses where the recorded decision changes to Stop (the reference run's step)
     win.set_cursor(0)
