@@ -100,6 +100,7 @@ class SimWorker(QtCore.QObject):
         self.checkpoints = CheckpointStore(every=CHECKPOINT_EVERY, max_replay=REPLAY_AGENT_STEPS)
         self.gen = 0
         self.playing = False
+        self._resume_from: int | None = None     # see play(); used by the first step after it only
         self.period = 0.1              # seconds per step; 0 = as fast as possible
         self.breakpoints: list = []
         self.interventions: list[dict] = []
@@ -227,10 +228,13 @@ class SimWorker(QtCore.QObject):
         self.sent = self.acked = matched
         self.synced.emit(self.gen, matched)
 
-    @QtCore.Slot(int)
-    def play(self, gen: int) -> None:
+    @QtCore.Slot(int, int)
+    def play(self, gen: int, resume_from: int = -1) -> None:
+        """Play on. ``resume_from`` (>= 0): the state the user resumed at; a breakpoint hit of the first step that
+        would show that very state is skipped (core.sim.breakpoints.check_breakpoints), as the GUI's replay does."""
         if gen != self.gen or self.sim is None or self._sync is not None:
             return
+        self._resume_from = resume_from if resume_from >= 0 else None
         self._set_playing(True)
         self._ensure_timer().start(0)
 
@@ -294,6 +298,7 @@ class SimWorker(QtCore.QObject):
         sim = self.sim
         assert sim is not None and self.tap is not None
         k = sim.step_index
+        resume_from, self._resume_from = self._resume_from, None
         try:
             out = sim.step(self._overrides(k))
         except Exception as exc:  # noqa: BLE001
@@ -311,7 +316,7 @@ class SimWorker(QtCore.QObject):
         else:
             batch.append(frame)
         if self.breakpoints:
-            hit = check_breakpoints(self.breakpoints, sim.buffer, k)
+            hit = check_breakpoints(self.breakpoints, sim.buffer, k, resume_from=resume_from)
             if hit is not None:
                 self._flush(batch)
                 self._set_playing(False)
@@ -388,7 +393,7 @@ class SimController(QtCore.QObject):
 
     _reset = QtCore.Signal(int, object, int)
     _sync = QtCore.Signal(int, object, int, object, object)
-    _play = QtCore.Signal(int)
+    _play = QtCore.Signal(int, int)
     _pause = QtCore.Signal()
     _step = QtCore.Signal(int)
     _speed = QtCore.Signal(float)
@@ -442,8 +447,9 @@ class SimController(QtCore.QObject):
         self._sync.emit(gen, config, int(seed), positions, list(interventions))
         return gen
 
-    def play(self) -> None:
-        self._play.emit(self.gen)
+    def play(self, resume_from: int | None = None) -> None:
+        """``resume_from``: the state the user pressed Play at, when playing on from it (see SimWorker.play)."""
+        self._play.emit(self.gen, -1 if resume_from is None else int(resume_from))
 
     def pause(self) -> None:
         self._pause.emit()

@@ -257,7 +257,7 @@ class PlaybackController(QtCore.QObject):
             self.replaying = True
             self._replay_timer.start(self._replay_interval())
         else:
-            self._play_live()
+            self._play_live(resume_from=s.cursor)   # likewise for the first step the worker simulates
         self._changed()
 
     def _replay_interval(self) -> int:
@@ -273,7 +273,7 @@ class PlaybackController(QtCore.QObject):
                           f"be simulated further.", 12000)
         return True
 
-    def _play_live(self) -> None:
+    def _play_live(self, resume_from: int | None = None) -> None:
         if self.refused_read_only("play past the end"):
             return
         if self.syncing:
@@ -282,7 +282,7 @@ class PlaybackController(QtCore.QObject):
         if self.sim_steps < self.session.num_steps and not self.offer_branch(self.sim_steps):
             return
         self.live = True
-        self.sim.play()
+        self.sim.play(resume_from)
 
     def pause(self) -> None:
         was = self.playing

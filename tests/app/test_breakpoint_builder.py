@@ -163,3 +163,30 @@ def test_builder_offers_type_concept_clause_and_gridlock_and_refuses_duplicates(
     assert win.breakpoints == [Breakpoint("clause", concept="police", clause="Stop#1", mode="when")]
     win.undo.undo()
     assert len(win.breakpoints) == 2
+
+
+def test_play_from_a_paused_state_does_not_stop_at_once_for_the_step_it_simulates_first(studio, qtbot):
+    """Paused by hand at state k (not at a breakpoint), with a breakpoint that fires in step k: Play simulates step k
+    live and moves on instead of showing state k again (a hit for the state playback resumes from is skipped, as
+    when replaying)."""
+    from core.codes import ACTION_INDEX
+    from core.sim.breakpoints import Breakpoint
+
+    win = studio
+    stop = ACTION_INDEX["Stop"]
+    ref = run_sim(default_config(), seed=win.project.seed, steps=STEPS)
+    dec = np.asarray(ref.buffer.array("decided"))
+    names = ref.buffer.agents.names
+    a, k, later = next((a, e[0], e[1]) for a in range(len(names)) for e in [edges(dec, a, stop)]
+                       if len(e) >= 2 and 3 <= e[0] <= 40)
+    while win.num_steps < k:
+        n = win.num_steps
+        win.simulate_step()
+        qtbot.waitUntil(lambda: win.num_steps == n + 1 and not win.playing, timeout=WAIT)
+    assert win.num_steps == k and win.cursor == k
+    win.add_breakpoint(Breakpoint("action", agent=names[a], action="Stop", mode="when"))
+    win.set_speed(0)
+    win.status("")
+    win.play()
+    qtbot.waitUntil(lambda: not win.playing, timeout=WAIT)
+    assert win.cursor == later and f"at step {later}" in win.last_message, (k, later, win.cursor, win.last_message)
