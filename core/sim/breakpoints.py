@@ -206,7 +206,10 @@ class Breakpoint:
             return (np.asarray(episode.array("decided")[k], np.int64) == ACTION_INDEX[str(self.action)]) & mask
         ids = clause_ids(self.clause, (getattr(episode, "meta", None) or {}).get("clauses"))
         fired = np.asarray(episode.array("fired")[k], np.int64)
-        return np.isin(fired, list(ids)) & mask if ids else np.zeros_like(mask)
+        hit = np.zeros_like(mask)
+        for c in ids:                   # one id, or the few sharing a label: cheaper than np.isin
+            hit |= fired == c
+        return hit & mask
 
     def _check_gridlock(self, episode, k: int, mask: np.ndarray, names: Sequence[str]) -> Hit | None:
         det = detector_for(episode)
