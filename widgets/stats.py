@@ -96,7 +96,7 @@ class StatsWidget(QtWidgets.QWidget):
                                          pen=pg.mkPen(None))
             region.setZValue(-5)
             region.setToolTip("steps after the shown step: not counted in the figures below")
-            w.getPlotItem().addItem(region)
+            w.getPlotItem().addItem(region, ignoreBounds=True)   # never part of auto-range (a re-range per frame)
             self.after_cursor.append(region)
         for w in (self.actions_plot, self.goals_plot):
             w.scene().sigMouseClicked.connect(lambda ev, w=w: self._clicked(w, ev))
