@@ -72,6 +72,29 @@ def decode_error_location(exc: UnicodeDecodeError) -> tuple[int, int]:
     return line, col
 
 
+def read_text_file(path: str | Path, limit: int, error: type["LogiCityError"], what: str = "file",
+                   kind: str = "file") -> str:
+    """The UTF-8 text of a user's file (a byte-order mark dropped), or ``error`` naming the file and the problem:
+    missing; a folder ("is a folder, not a <kind>"); larger than ``limit`` characters ("<what> too large", refused
+    before reading: even 4-byte characters would be too many); not UTF-8 (at its line:col); unreadable. One reader
+    for rule and YAML files, so they fail alike."""
+    p = Path(path)
+    try:
+        size = p.stat().st_size
+        if size > 4 * limit:
+            raise error(f"{what} too large ({size} bytes; the limit is {limit} characters)", p, 1, 1)
+        return p.read_text(encoding="utf-8-sig")  # a byte-order mark (Windows editors) is not part of the text
+    except FileNotFoundError:
+        raise error("file not found", p) from None
+    except IsADirectoryError:
+        raise error(f"is a folder, not a {kind}", p) from None
+    except UnicodeDecodeError as exc:
+        line, col = decode_error_location(exc)
+        raise error(f"not UTF-8 text: byte 0x{exc.object[exc.start]:02x} cannot be decoded", p, line, col) from None
+    except OSError as exc:
+        raise error(f"cannot read file: {exc.strerror or exc}", p) from None
+
+
 @dataclass(frozen=True)
 class SourcePos:
     """A position in a source file (1-based line and column)."""

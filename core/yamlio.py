@@ -12,7 +12,7 @@ from typing import Any, Iterable
 
 import yaml
 
-from .errors import ConfigError, decode_error_location
+from .errors import ConfigError, read_text_file
 
 __all__ = ["LocatedDict", "LocatedList", "load_yaml", "loads_yaml", "dump_yaml", "expect", "yaml_type_name"]
 
@@ -271,22 +271,7 @@ def loads_yaml(text: str, file: str | Path | None = None) -> Any:
 def load_yaml(path: str | Path) -> Any:
     """Read and safely parse a YAML file (see :func:`loads_yaml`)."""
     p = Path(path)
-    try:
-        size = p.stat().st_size
-        if size > 4 * MAX_YAML_CHARS:  # refused before reading: even 4-byte characters would be too many
-            raise ConfigError(f"YAML file too large ({size} bytes; the limit is {MAX_YAML_CHARS} characters)", p,
-                              1, 1)
-        text = p.read_text(encoding="utf-8-sig")  # a byte-order mark (Windows editors) is not part of the text
-    except FileNotFoundError:
-        raise ConfigError("file not found", p) from None
-    except IsADirectoryError:
-        raise ConfigError("is a folder, not a file", p) from None
-    except UnicodeDecodeError as exc:
-        line, col = decode_error_location(exc)
-        raise ConfigError(f"not UTF-8 text: byte 0x{exc.object[exc.start]:02x} cannot be decoded", p, line,
-                          col) from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read file: {exc.strerror or exc}", p) from None
+    text = read_text_file(p, MAX_YAML_CHARS, ConfigError, "YAML file")
     return loads_yaml(text, p)
 
 

@@ -69,25 +69,10 @@ def _usage(p: argparse.ArgumentParser) -> int:
 
 def read_rule_text(path: Path) -> str:
     """The text of a rule file, refused like :func:`core.logic.load_rules` refuses it (located RuleError)."""
-    from core.errors import RuleError, decode_error_location
+    from core.errors import RuleError, read_text_file
     from core.logic.parser import MAX_RULE_CHARS
 
-    try:
-        size = path.stat().st_size
-        if size > 4 * MAX_RULE_CHARS:
-            raise RuleError(f"rule file too large ({size} bytes; the limit is {MAX_RULE_CHARS} characters)",
-                            path, 1, 1)
-        return path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise RuleError("file not found", path) from None
-    except IsADirectoryError:
-        raise RuleError("is a folder, not a rule file", path) from None
-    except UnicodeDecodeError as exc:
-        line, col = decode_error_location(exc)
-        raise RuleError(f"not UTF-8 text: byte 0x{exc.object[exc.start]:02x} cannot be decoded", path, line,
-                        col) from None
-    except OSError as exc:
-        raise RuleError(f"cannot read file: {exc.strerror or exc}", path) from None
+    return read_text_file(path, MAX_RULE_CHARS, RuleError, "rule file", "rule file")
 
 
 def resolve_ontology(option: str | None, text: str):

@@ -23,7 +23,7 @@ from typing import Iterable, Mapping
 import networkx as nx
 
 from ..codes import ACTION_NAMES
-from ..errors import RuleError, SourcePos, decode_error_location
+from ..errors import RuleError, SourcePos, read_text_file
 from .ontology import Ontology
 from .parser import MAIN_SECTION, MAX_RULE_CHARS, RawClause, RawFile, RawSection, RawTask, parse_raw
 from .syntax import EGO, Clause, Literal, format_clause
@@ -392,23 +392,5 @@ def parse_program(text: str, ontology: Ontology, file: str | None = None, *, str
 def load_rules(path: str | Path, ontology: Ontology) -> RuleFile:
     """Load a ``.rules`` file."""
     p = Path(path)
-    try:
-        size = p.stat().st_size
-        if size > 4 * MAX_RULE_CHARS:  # refused before reading: even 4-byte characters would be too many
-            raise RuleError(f"rule file too large ({size} bytes; the limit is {MAX_RULE_CHARS} characters)", p, 1, 1)
-        text = p.read_text(encoding="utf-8-sig")  # a byte-order mark (Windows editors) is not part of the text
-    except FileNotFoundError:
-        raise RuleError("file not found", p) from None
-    except IsADirectoryError:
-        raise RuleError("is a folder, not a rule file", p) from None
-    except UnicodeDecodeError as exc:
-        raise _decode_error(p, exc) from None
-    except OSError as exc:
-        raise RuleError(f"cannot read file: {exc.strerror or exc}", p) from None
+    text = read_text_file(p, MAX_RULE_CHARS, RuleError, "rule file", "rule file")
     return parse_rules(text, ontology, str(p))
-
-
-def _decode_error(path: Path, exc: UnicodeDecodeError) -> RuleError:
-    """A UTF-8 decoding error located at its line and column."""
-    line, col = decode_error_location(exc)
-    return RuleError(f"not UTF-8 text: byte 0x{exc.object[exc.start]:02x} cannot be decoded", path, line, col)
