@@ -37,6 +37,7 @@ from .controllers.status import StatusLabels
 from .controllers.timeline import TimelineController
 from .controllers.view import ViewController
 from .export import ExportController
+from .features import install_features, load_feature_modules, shutdown_features
 from .jobs import JobError, JobRunner
 from .panels import PanelHost
 from .settings import make_settings
@@ -79,6 +80,7 @@ class MainWindow(QtWidgets.QMainWindow):
             app.aboutToQuit.connect(self.controller.shutdown)
 
         self.spf = SPFLauncher(self)   # Simulation ▸ Safe Path Following: drive the ego car (app/spf_play.py)
+        load_feature_modules()   # editors and tools register their panels before the panels are built
         self._build_widgets()
         s = self.session
         self.drawing = DrawController(s, self.controller, self.map, self.legend, self.inspector, self.stats,
@@ -100,6 +102,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._build_docks()
         self._build_toolbar()
         self._wire()
+        self.features = install_features(self)   # registered editors and tools (app/features.py)
         self.layout_ctl.restore()
 
     # ---- construction ---------------------------------------------------------------------------------------------
@@ -394,7 +397,7 @@ class MainWindow(QtWidgets.QMainWindow):
             return
         self._closing = True
         self.playback.pause()
-        busy = self.panels.shutdown(wait_ms=300)
+        busy = self.panels.shutdown(wait_ms=300) + shutdown_features(self.features, wait_ms=300)
         if busy:
             # e.g. the icon generator is loading a model (cannot be interrupted) or finishing an image: close once
             # it has stopped; destroying its running thread would abort the process (finished images are saved)
