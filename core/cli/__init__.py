@@ -12,7 +12,7 @@ import importlib.util
 import sys
 
 #: sub-command module names (core/cli/<name>.py), in help order.
-COMMANDS: tuple[str, ...] = ("simulate", "render", "icons", "spf", "rules", "episode")
+COMMANDS: tuple[str, ...] = ("simulate", "render", "icons", "spf", "rules", "episode", "vap", "study", "export")
 
 
 def build_parser() -> argparse.ArgumentParser:
