@@ -24,6 +24,8 @@ from core.sim.events import FORCED_MARK_COLOUR
 from core.view.colouring import intersection_rgba, semantic_at, semantic_rgb
 from core.view.scene import MapScene, nearest_agent
 
+from .map_tools import MapToolHost
+
 #: Glyph sizes in cells (the reference draws car icons 6 cells and pedestrians 4 cells wide).
 CAR_SIZE = 5.0
 PED_SIZE = 3.6
@@ -164,6 +166,8 @@ class MapView(pg.GraphicsView):
         self.vb.sigResized.connect(self._rescale)
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self.scene().sigMouseClicked.connect(self._on_mouse_clicked)
+        #: the active mouse tool (city brushes, start/goal picking): widgets/map_tools.py
+        self.tools = MapToolHost(self)
 
     # ---- city ------------------------------------------------------------------------------------------------
     def set_city(self, city) -> None:
