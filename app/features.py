@@ -25,6 +25,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 #: Modules that register features and panels at import (one line per feature; order = install order).
 FEATURE_MODULES: list[str] = [
+    "app.controllers.city_editor",      # city editor mode and the Problems panel (issue 11)
 ]
 
 

@@ -23,6 +23,7 @@ from core.sim.episode import EpisodeBuffer
 from core.sim.events import check_breakpoints
 from core.sim.frames import apply_frame
 from core.studio.commands import ForceAction
+from core.studio.problems import blocking_message, collect
 from core.studio.session import Session
 
 from . import Shell
@@ -38,6 +39,7 @@ class PlaybackController(QtCore.QObject):
     changed = QtCore.Signal()                 # playing/replaying, sync state or the measured rate changed
     speedChanged = QtCore.Signal(float)
     syncProgress = QtCore.Signal(int, int)    # steps re-simulated, total (a loaded episode)
+    refused = QtCore.Signal(str)              # simulating was refused: the errors in Problems (the text says why)
 
     def __init__(self, shell: Shell, session: Session, sim: Any, drawing: DrawController,
                  parent: QtCore.QObject | None = None) -> None:
@@ -273,8 +275,20 @@ class PlaybackController(QtCore.QObject):
                           f"be simulated further.", 12000)
         return True
 
+    def refused_problems(self, doing: str) -> bool:
+        """True (and says why) when the Problems checks find errors: the simulation does not start on them."""
+        try:
+            why = blocking_message(collect(self.session))
+        except Exception as exc:  # noqa: BLE001 - a broken checker must not stop playback for good
+            why, _ = None, exc
+        if why is None:
+            return False
+        self.shell.status(f"Cannot {doing}: {why}", 15000)
+        self.refused.emit(why)
+        return True
+
     def _play_live(self, resume_from: int | None = None) -> None:
-        if self.refused_read_only("play past the end"):
+        if self.refused_read_only("play past the end") or self.refused_problems("simulate"):
             return
         if self.syncing:
             self.shell.status("Still re-simulating the loaded episode; play again in a moment.")
@@ -333,7 +347,7 @@ class PlaybackController(QtCore.QObject):
         if s.history is None:
             return
         self.pause()
-        if self.refused_read_only("simulate a step"):
+        if self.refused_read_only("simulate a step") or self.refused_problems("simulate a step"):
             return
         if self.syncing:
             self.shell.status("Still re-simulating the loaded episode; step again in a moment.")
@@ -398,7 +412,8 @@ class PlaybackController(QtCore.QObject):
     def reset_simulation(self, seed: int | None = None, confirm: bool = True) -> None:
         """Discard the recording and start again from the seed (asks first when steps are recorded)."""
         s = self.session
-        if s.project is None or self.refused_read_only("reset the simulation"):
+        if s.project is None or self.refused_read_only("reset the simulation") or \
+                self.refused_problems("start the simulation"):
             return
         if confirm and s.num_steps > 0:
             ans = self.shell.ask("reset", "Reset the simulation?",
