@@ -1,0 +1,90 @@
+"""VAP dataset generation speed. Run: nice -n 10 .venv/bin/python bench/vap.py [--worlds 2/0/0] [--workers 2]
+
+Prints frames/s of ``generate`` (simulation, grounding, labels, rendering, PNG encoding and the Parquet/JSONL
+tables, everything a dataset needs) over whole worlds, with set-up (config loading, static map) apart, and the
+ratio to the 50 frames/s target; then the same per stage of one world in a single thread, to show where the time
+goes.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+TARGET_FPS = 50.0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--mode", default="easy")
+    ap.add_argument("--worlds", default="3/0/0")
+    ap.add_argument("--steps", type=int, default=100)
+    ap.add_argument("--workers", type=int, default=2)
+    args = ap.parse_args()
+    import os
+
+    from core.tasks.vap import VapDataConfig, generate, parse_worlds
+
+    cfg = VapDataConfig(mode=args.mode, worlds=parse_worlds(args.worlds), steps=args.steps, workers=args.workers)
+    # set-up once (config files, icon art, static map), so the figure below is the steady state
+    with tempfile.TemporaryDirectory() as warm:
+        generate(VapDataConfig(mode=args.mode, worlds={"train": 1}, steps=3, workers=1), warm)
+    marks: list[float] = []
+    with tempfile.TemporaryDirectory() as out:
+        t0 = time.perf_counter()
+        res = generate(cfg, out, progress=lambda done, total, text="": marks.append(time.perf_counter()))
+        total = time.perf_counter() - t0
+    frames = res.frames
+    first = marks[0] if marks else t0
+    steady = frames / max(1e-9, marks[-1] - first) if len(marks) > 1 else 0.0
+    fps = frames / total
+    print(f"machine: {os.cpu_count()} CPU(s), load average {os.getloadavg()[0]:.1f}; workers {args.workers}")
+    print(f"generate {args.worlds} worlds x {args.steps} steps ({args.mode}): {frames} frames in {total:.2f} s")
+    print(f"  frames/s incl. per-run set-up: {fps:.1f}  (target {TARGET_FPS:.0f}: ratio {fps / TARGET_FPS:.2f})")
+    print(f"  frames/s steady (first to last frame): {steady:.1f}  (ratio {steady / TARGET_FPS:.2f})")
+    _stages(args.mode)
+    return 0
+
+
+def _stages(mode: str) -> None:
+    """Per-frame cost of each stage, one thread, 99 frames of one world."""
+    from core.render.renderer import Renderer
+    from core.sim.simulation import Simulation
+    from core.tasks.vap import VapDataConfig
+    from core.tasks.vap.dataset import _icon_set, load_stage_configs
+    from core.tasks.vap.labels import ground_truth, next_directions
+    from core.tasks.vap.png import encode_png
+
+    cfg = load_stage_configs(VapDataConfig(mode=mode))
+    sim = Simulation(cfg["train"], seed=0, record=False)
+    r = Renderer(sim.city, icons=_icon_set(VapDataConfig()), seed=0)
+    r.background()
+    t = {"simulate+decide": 0.0, "labels": 0.0, "render": 0.0, "png": 0.0}
+    n = 99
+    for _ in range(n):
+        a = time.perf_counter()
+        snap = sim.snapshot()
+        g, d = sim.decide(snap)
+        sim.step(prepared=(g, d))
+        b = time.perf_counter()
+        ground_truth(g)
+        next_directions(snap.positions, sim.positions)
+        c = time.perf_counter()
+        f = r.render(snap, crop=(0, 0, 128, 128))
+        e = time.perf_counter()
+        encode_png(f.image)
+        t["simulate+decide"] += b - a
+        t["labels"] += c - b
+        t["render"] += e - c
+        t["png"] += time.perf_counter() - e
+    print("per frame, one thread: " + ", ".join(f"{k} {v / n * 1000:.1f} ms" for k, v in t.items())
+          + f"; sum {sum(t.values()) / n * 1000:.1f} ms ({n / sum(t.values()):.1f} frames/s single-threaded)")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,428 @@
+"""VAP dataset generation: simulate worlds, render frames, write labelled rows (docs/vap.md "Dataset").
+
+Layout of a dataset folder::
+
+    dataset_info.json                      manifest (settings, config hashes, seeds, counts per action)
+    <stage>/world_<wwww>/step_<kkkk>.png   frames (1024² RGB by default)
+    <stage>/world_<wwww>/frames.parquet    one row per frame (list columns: one entry per agent)
+    <stage>/world_<wwww>/frames.jsonl      the same rows as JSON lines
+    <stage>/world_<wwww>/world.json        the world's summary (seed, frames kept / dropped, action counts)
+
+Why a folder per world, written under a temporary name and renamed when complete: a world is the unit of
+resumption. An interrupted run (Ctrl-C, a killed process, Cancel in the studio) leaves only complete worlds, and
+the next run with the same settings skips them. The manifest is rewritten (atomically) after every world.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from ...codes import ACTION_NAMES, Kind
+from ...errors import ConfigError
+from ...fileio import atomic_write_bytes, atomic_write_text, pid_alive
+from .compositions import random_composition
+from .labels import (DETAILED_TYPES, DIRECTIONS, H_FIELDS, detailed_type, direction_heading, ground_truth,
+                     h_vectors, next_directions, own_directions, reference_label)
+from .png import encode_png
+from .settings import STAGES, VapDataConfig, config_hashes, fingerprint, mode_path
+
+FORMAT = "logicity-vap"
+FORMAT_VERSION = 1
+MANIFEST = "dataset_info.json"
+#: the loader keeps steps after this one (the reference skips the first 10 steps of every world)
+SKIP_STEPS = 10
+_LOCK_NAME = ".generating.lock"
+
+Progress = Callable[..., None]
+
+
+class Cancel:
+    """Normalises the ways a caller can ask generation to stop: a callable returning bool, an object with
+    ``is_set()`` (threading.Event) or a ``cancelled`` attribute (the studio's JobContext)."""
+
+    def __init__(self, source: Any) -> None:
+        self.source = source
+
+    def __call__(self) -> bool:
+        s = self.source
+        if s is None:
+            return False
+        if hasattr(s, "is_set"):
+            return bool(s.is_set())
+        if hasattr(s, "cancelled") and not callable(s):
+            c = s.cancelled
+            return bool(c() if callable(c) else c)
+        return bool(s())
+
+
+@dataclass
+class GenerationResult:
+    """What :func:`generate` did: the manifest it wrote, worlds made and skipped, whether it was cancelled."""
+
+    manifest: dict[str, Any]
+    made: int
+    skipped: int
+    cancelled: bool
+    frames: int
+    seconds: float
+
+    @property
+    def frames_per_second(self) -> float:
+        return self.frames / self.seconds if self.seconds > 0 else 0.0
+
+
+def world_dir(out: Path, stage: str, w: int) -> Path:
+    return out / stage / f"world_{w:04d}"
+
+
+def load_stage_configs(config: VapDataConfig) -> dict[str, Any]:
+    """The mode's :class:`~core.sim.config.SimConfig` per stage: one city, ontology and rule set, and each stage's
+    own agent file when the mode names one (``agents_<stage>``)."""
+    from ...agents.io import load_agent_set
+    from ...sim.config import load_mode
+
+    path = mode_path(config.mode)
+    base = load_mode(path)
+    files = base.extra.get("agent_files", {})
+    out = {}
+    for stage in STAGES:
+        if stage in files:
+            f = dict(base.files, agents=files[stage])
+            out[stage] = replace(base.with_agents(load_agent_set(files[stage])), files=f)
+        else:
+            out[stage] = base
+    return out
+
+
+def _view_settings(config: VapDataConfig, sim_cfg) -> tuple[int, tuple[int, int, int, int]]:
+    vap = sim_cfg.extra.get("vap", {}) or {}
+    ppc = int(config.px_per_cell or vap.get("px_per_cell", 8))
+    crop = tuple(int(v) for v in (config.crop or vap.get("crop", (0, 0, 128, 128))))
+    if ppc < 1 or crop[2] <= 0 or crop[3] <= 0:
+        raise ConfigError(f"bad VAP view: px_per_cell {ppc}, crop {crop}")
+    return ppc, crop  # type: ignore[return-value]
+
+
+class _Lock:
+    """One generator per dataset folder: a second run on the same folder while one is alive is refused."""
+
+    def __init__(self, out: Path) -> None:
+        self.path = out / _LOCK_NAME
+
+    def __enter__(self) -> "_Lock":
+        if self.path.exists():
+            try:
+                pid = int(json.loads(self.path.read_text())["pid"])
+            except (OSError, ValueError, KeyError, TypeError):
+                pid = -1
+            if pid > 0 and pid != os.getpid() and pid_alive(pid):
+                raise ConfigError(f"{self.path.parent}: another generation (process {pid}) is writing this dataset")
+        atomic_write_text(self.path, json.dumps({"pid": os.getpid(), "started": time.time()}))
+        return self
+
+    def __exit__(self, *exc) -> None:
+        try:
+            self.path.unlink()
+        except OSError:
+            pass
+
+
+def _clean_partials(out: Path) -> None:
+    """Remove half-written worlds of runs that were interrupted (their temporary folders)."""
+    for stage in STAGES:
+        d = out / stage
+        if d.is_dir():
+            for p in d.glob(".world_*.partial"):
+                shutil.rmtree(p, ignore_errors=True)
+
+
+def _check_existing(out: Path, fp: str) -> None:
+    m = out / MANIFEST
+    if not m.exists():
+        return
+    try:
+        old = json.loads(m.read_text())
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"{m}: cannot read the existing manifest ({exc}); use another --out") from None
+    if old.get("fingerprint") != fp:
+        raise ConfigError(f"{out} holds a dataset made with other settings or config files (fingerprint "
+                          f"{old.get('fingerprint')} vs {fp}); use another --out folder")
+
+
+def generate(config: VapDataConfig, out_dir: str | Path, progress: Progress | None = None,
+             cancel: Any = None) -> GenerationResult:
+    """Generate (or complete) the dataset of ``config`` in ``out_dir``.
+
+    ``progress(done_frames, total_frames, text)`` is called after every frame; ``cancel`` (callable, Event or
+    JobContext) is polled after every frame: the world in progress is then discarded and the manifest says
+    ``status: incomplete``. Worlds already complete in ``out_dir`` are skipped (resume).
+    """
+    t0 = time.perf_counter()
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    stop = Cancel(cancel)
+    stage_cfgs = load_stage_configs(config)
+    hashes = config_hashes(stage_cfgs, mode_path(config.mode))
+    fp = fingerprint(config, hashes)
+    _check_existing(out, fp)
+    icons = _icon_set(config)
+    made = skipped = frames = 0
+    cancelled = False
+    jobs = [(s, w) for s in STAGES for w in range(config.world_count(s))]
+    per_world = config.steps - 1
+    total = len(jobs) * per_world
+    with _Lock(out), ThreadPoolExecutor(max_workers=config.workers, thread_name_prefix="vap-png") as pool:
+        _clean_partials(out)
+        done = 0
+        for stage, w in jobs:
+            final = world_dir(out, stage, w)
+            if (final / "world.json").exists():
+                skipped += 1
+                done += per_world
+                if progress is not None:
+                    progress(done, total, f"{stage} world {w}: already done")
+                continue
+            if stop():
+                cancelled = True
+                break
+            base = done
+
+            def tick(k: int, base=base, stage=stage, w=w) -> None:
+                if progress is not None:
+                    progress(base + k, total, f"{stage} world {w}")
+
+            summary = make_world(config, stage_cfgs[stage], stage, w, final, icons, pool, tick, stop)
+            if summary is None:
+                cancelled = True
+                break
+            made += 1
+            frames += summary["frames"]
+            done += per_world
+            write_manifest(out, config, hashes, fp, stage_cfgs["train"])
+        manifest = write_manifest(out, config, hashes, fp, stage_cfgs["train"])
+    return GenerationResult(manifest, made, skipped, cancelled, frames, time.perf_counter() - t0)
+
+
+def _icon_set(config: VapDataConfig):
+    from ...render.icons import IconSet
+
+    if config.icons == "library":
+        return IconSet.default()
+    return IconSet.load(library=None)
+
+
+def _renderer(city, icons, ppc: int, seed: int, render_seed: int, cache: dict):
+    """A renderer whose agent icon variants follow the world seed, sharing one static map per dataset."""
+    from ...render.renderer import Renderer
+
+    r = Renderer(city, icons=icons, px_per_cell=ppc, seed=seed)
+    key = (id(city), ppc, render_seed)
+    if key not in cache:
+        cache[key] = Renderer(city, icons=icons, px_per_cell=ppc, seed=render_seed).background()
+        cache[key].setflags(write=False)
+    r._background = cache[key]  # the static map of render_seed; only agent variants use the world seed
+    return r
+
+
+_BG_CACHE: dict = {}
+_BG_LOCK = threading.Lock()
+
+
+def make_world(config: VapDataConfig, sim_cfg, stage: str, w: int, final: Path, icons, pool: ThreadPoolExecutor,
+               tick: Callable[[int], None], stop: Callable[[], bool]) -> dict | None:
+    """Simulate and write one world into ``final`` (via a temporary folder). None when cancelled."""
+    from ...sim.simulation import Simulation
+
+    seed = config.world_seed(stage, w)
+    if config.agents == "random":
+        sim_cfg = sim_cfg.with_agents(random_composition(stage, np.random.default_rng([seed, 0x5A])))
+    ppc, crop = _view_settings(config, sim_cfg)
+    with _BG_LOCK:
+        renderer = _renderer(sim_cfg.city, icons, ppc, seed, config.render_seed, _BG_CACHE)
+    tmp = final.parent / f".{final.name}.partial"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    try:
+        rows, dropped = _simulate_world(config, sim_cfg, Simulation, seed, renderer, crop, stage, w, tmp, pool,
+                                        tick, stop)
+        if rows is None:
+            shutil.rmtree(tmp, ignore_errors=True)
+            return None
+        summary = _world_summary(config, sim_cfg, stage, w, seed, rows, dropped)
+        _write_tables(tmp, rows)
+        atomic_write_text(tmp / "world.json", json.dumps(summary, indent=1))
+        if final.exists():
+            shutil.rmtree(final)
+        os.replace(tmp, final)
+        return summary
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def _simulate_world(config, sim_cfg, Simulation, seed, renderer, crop, stage, w, folder, pool, tick, stop):
+    sim = Simulation(sim_cfg, seed=seed, record=False)
+    agents = sim.agents
+    n = len(agents)
+    kinds = np.asarray(agents.kinds)
+    static = _agent_static(agents)
+    side = crop[2] * renderer.ppc
+    rows: list[dict] = []
+    dropped: list[int] = []
+    futures: list[Future] = []
+    prev = None
+    for k in range(config.steps):
+        snap = sim.snapshot()
+        grounding, decisions = sim.decide(snap)
+        outcome = sim.step(prepared=(grounding, decisions))
+        if config.direction == "next":
+            dirs = next_directions(snap.positions, sim.positions)
+        else:
+            dirs = own_directions(snap.headings)
+        heads = np.array([direction_heading(d) for d in dirs], np.int64)
+        frame = renderer.render(snap, previous=prev, crop=crop, headings=heads)
+        prev = frame
+        if k == 0:
+            continue   # state 0 is not a frame (the reference renders 1..steps-1); drawn only for orientations
+        if len(frame.boxes) != n or not all(frame.inside(i) for i in range(n)):
+            dropped.append(k)
+        else:
+            name = f"step_{k:04d}.png"
+            futures.append(pool.submit(_write_png, folder / name, frame.image, config.png_level))
+            gt = ground_truth(grounding)
+            boxes = np.array([frame.boxes[i] for i in range(n)], np.int32)
+            decided = np.asarray(outcome.decided, np.int8)
+            rows.append(_row(stage, w, k, seed, f"{stage}/{world_dir(Path(), stage, w).name}/{name}",
+                             frame.image.shape, static, boxes, dirs, side, gt, decided, kinds))
+        tick(k)
+        if stop():
+            for f in futures:
+                f.cancel()
+            _wait(futures)
+            return None, dropped
+    _wait(futures)
+    return rows, dropped
+
+
+def _wait(futures: list[Future]) -> None:
+    for f in futures:
+        if not f.cancelled():
+            f.result()
+
+
+def _write_png(path: Path, image: np.ndarray, level: int) -> None:
+    path.write_bytes(encode_png(image, level))   # inside the world's temporary folder: renamed as a whole
+
+
+def _agent_static(agents) -> dict[str, list]:
+    n = len(agents)
+    kinds = [int(k) for k in agents.kinds]
+    return {
+        "agent_index": list(range(n)),
+        "agent_id": list(agents.names),
+        "type": [Kind(k).label for k in kinds],
+        "detailed_type": [detailed_type(kinds[i], agents.concept_names(i)) for i in range(n)],
+        "priority": [int(p) for p in agents.priorities],
+    }
+
+
+def _row(stage, w, k, seed, image, shape, static, boxes, dirs, side, gt, decided, kinds) -> dict:
+    h = h_vectors(boxes, dirs, np.asarray(static["priority"]), side)
+    return {
+        "stage": stage, "world": int(w), "step": int(k), "seed": int(seed), "image": image,
+        "height": int(shape[0]), "width": int(shape[1]),
+        **static,
+        "box": boxes.tolist(), "direction": list(dirs), "h": h.tolist(),
+        "unary": gt.unary.tolist(), "binary": gt.binary.tolist(), "sees": gt.sees.tolist(),
+        "action": [int(a) for a in decided], "action_name": [ACTION_NAMES[int(a)] for a in decided],
+        "label_ref": [reference_label(kinds[i], decided[i]) for i in range(len(decided))],
+    }
+
+
+def _world_summary(config, sim_cfg, stage, w, seed, rows, dropped) -> dict:
+    cars = np.zeros(4, np.int64)
+    cars_loader = np.zeros(4, np.int64)
+    for r in rows:
+        for t, a in zip(r["type"], r["action"]):
+            if t == "Car":
+                cars[a] += 1
+                if r["step"] > SKIP_STEPS:
+                    cars_loader[a] += 1
+    return {"stage": stage, "world": int(w), "seed": int(seed), "frames": len(rows), "dropped": list(dropped),
+            "agents": rows[0]["agent_id"] if rows else [],
+            "detailed_types": rows[0]["detailed_type"] if rows else [],
+            "car_actions": dict(zip(ACTION_NAMES, cars.tolist())),
+            "car_actions_loader": dict(zip(ACTION_NAMES, cars_loader.tolist()))}
+
+
+def _write_tables(folder: Path, rows: list[dict]) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from .schema import arrow_schema
+
+    table = pa.Table.from_pylist(rows, schema=arrow_schema())
+    tmp = folder / "frames.parquet.tmp"
+    pq.write_table(table, tmp, compression="zstd")
+    os.replace(tmp, folder / "frames.parquet")
+    atomic_write_text(folder / "frames.jsonl", "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rows))
+
+
+def read_summaries(out: Path) -> dict[str, list[dict]]:
+    res: dict[str, list[dict]] = {s: [] for s in STAGES}
+    for stage in STAGES:
+        for p in sorted((out / stage).glob("world_*/world.json")):
+            try:
+                res[stage].append(json.loads(p.read_text()))
+            except (OSError, ValueError):
+                continue
+    return res
+
+
+def write_manifest(out: Path, config: VapDataConfig, hashes: dict[str, str], fp: str, cfg) -> dict:
+    """(Re)write ``dataset_info.json`` from the complete worlds on disk (``cfg``: the train stage's SimConfig)."""
+    onto = cfg.ontology
+    sums = read_summaries(out)
+    splits = {}
+    complete = True
+    for stage in STAGES:
+        ws = sums[stage]
+        want = config.world_count(stage)
+        complete &= len(ws) >= want
+        tot = {a: 0 for a in ACTION_NAMES}
+        tot_loader = {a: 0 for a in ACTION_NAMES}
+        for s in ws:
+            for a in ACTION_NAMES:
+                tot[a] += int(s["car_actions"].get(a, 0))
+                tot_loader[a] += int(s["car_actions_loader"].get(a, 0))
+        splits[stage] = {
+            "worlds_expected": want, "worlds_done": len(ws),
+            "frames": sum(s["frames"] for s in ws), "dropped_frames": sum(len(s["dropped"]) for s in ws),
+            "num_actions": tot_loader, "num_actions_all_frames": tot,
+            "worlds": [{k: s[k] for k in ("world", "seed", "frames", "dropped")} for s in ws],
+            "data_files": f"{stage}/world_*/frames.parquet",
+        }
+    manifest = {
+        "format": FORMAT, "version": FORMAT_VERSION,
+        "status": "complete" if complete else "incomplete",
+        "updated": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "fingerprint": fp, "settings": config.to_dict(), "config_hashes": hashes,
+        "files": {k: os.path.relpath(v, mode_path(config.mode).parent) for k, v in cfg.files.items()},
+        "seeding": "world seed = seed + w (train), + n_train + w (val), + n_train + n_val + w (test); "
+                   "random compositions from default_rng([world seed, 0x5A])",
+        "loader": {"min_step": SKIP_STEPS + 1, "supervised": "cars"},
+        "unary_predicates": [p.name for p in onto.unary], "binary_predicates": [p.name for p in onto.binary],
+        "actions": list(ACTION_NAMES), "directions": list(DIRECTIONS) + ["none"], "h_fields": list(H_FIELDS),
+        "detailed_types": list(DETAILED_TYPES), "splits": splits,
+    }
+    atomic_write_bytes(out / MANIFEST, json.dumps(manifest, indent=1).encode())
+    return manifest
