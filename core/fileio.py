@@ -144,17 +144,32 @@ def json_default(o: Any) -> Any:
     raise TypeError(f"not JSON serialisable: {type(o).__name__}")
 
 
-def write_npy_archive(path: str | Path, arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]) -> Path:
+#: ZIP member time of reproducible archives (the earliest time a ZIP can hold)
+FIXED_ZIP_TIME = (1980, 1, 1, 0, 0, 0)
+
+
+def write_npy_archive(path: str | Path, arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any],
+                      reproducible: bool = False) -> Path:
     """The project's data container: a ZIP of *stored* ``.npy`` members plus ``meta.json``, written atomically.
 
     Members are uncompressed so readers can memory-map them; object arrays are refused (nothing is pickled).
+    ``reproducible``: every member gets the same fixed time and permissions instead of the clock's, so equal
+    arrays and meta give a byte-identical file (dataset exports compare and resume by bytes).
     """
+    def member(name: str) -> "str | zipfile.ZipInfo":
+        if not reproducible:
+            return name
+        info = zipfile.ZipInfo(name, FIXED_ZIP_TIME)
+        info.compress_type = zipfile.ZIP_STORED
+        info.external_attr = 0o644 << 16
+        return info
+
     with atomic_writer(path) as fh, zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_STORED) as zf:
         for name, arr in arrays.items():
             arr = np.ascontiguousarray(arr)
             if arr.dtype.hasobject:
                 raise TypeError(f"array {name} holds Python objects")
-            with zf.open(name + ".npy", "w", force_zip64=True) as member:
-                np.lib.format.write_array(member, arr, allow_pickle=False)
-        zf.writestr("meta.json", json.dumps(dict(meta), indent=1, default=json_default))
+            with zf.open(member(name + ".npy"), "w", force_zip64=True) as out:
+                np.lib.format.write_array(out, arr, allow_pickle=False)
+        zf.writestr(member("meta.json"), json.dumps(dict(meta), indent=1, default=json_default))
     return Path(path)

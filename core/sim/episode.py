@@ -332,7 +332,10 @@ class EpisodeBuffer(EpisodeView):
         rows["plan_offsets"].truncate(keep + 1)
         rows["plan_cells"].truncate(int(rows["plan_offsets"].data[keep]))
 
-    def save(self, path: str | Path, extra_meta: Mapping[str, Any] | None = None) -> Path:
+    def save(self, path: str | Path, extra_meta: Mapping[str, Any] | None = None, reproducible: bool = False
+             ) -> Path:
+        """Write the episode file; ``reproducible``: fixed ZIP member times (pass a fixed ``created`` in
+        ``extra_meta`` too), so the same episode always gives the same bytes (dataset exports)."""
         arrays = {name: self.array(name) for name in STATE_FIELDS + STEP_FIELDS}
         arrays.update(self._plans())
         meta = dict(self.meta)
@@ -341,14 +344,16 @@ class EpisodeBuffer(EpisodeView):
         meta["base_priorities"] = [int(p) for p in self._agents.priorities]
         meta["base_concepts"] = [self._agents.concept_names(i) for i in range(len(self._agents))]
         meta["num_steps"] = self.num_steps
-        return write_episode_file(path, arrays, meta)
+        return write_episode_file(path, arrays, meta, reproducible)
 
 
 # ---- file I/O ----------------------------------------------------------------------------------------------
 
-def write_episode_file(path: str | Path, arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]) -> Path:
+def write_episode_file(path: str | Path, arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any],
+                       reproducible: bool = False) -> Path:
     """Write arrays + meta atomically (temp file in the same folder, then rename)."""
-    return write_npy_archive(path, arrays, {"format": FORMAT_NAME, "version": FORMAT_VERSION, **meta})
+    return write_npy_archive(path, arrays, {"format": FORMAT_NAME, "version": FORMAT_VERSION, **meta},
+                             reproducible)
 
 
 class Episode(EpisodeView):
