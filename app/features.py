@@ -26,6 +26,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 #: Modules that register features and panels at import (one line per feature; order = install order).
 FEATURE_MODULES: list[str] = [
     "app.controllers.city_editor",      # city editor mode and the Problems panel (issue 11)
+    "app.controllers.rule_editor",      # rule and ontology editors, rule analysis (issue 12)
 ]
 
 

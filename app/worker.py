@@ -161,7 +161,8 @@ class SimWorker(QtCore.QObject):
         wit = self.sim.buffer.array("witness")
         self.resetDone.emit(gen, ResetInfo(frame, dict(self.sim.buffer.meta), int(wit.shape[2]), int(seed)))
 
-    def _build(self, gen: int, config: Any, seed: int) -> bool:
+    def _build(self, gen: int, config: Any, seed: int, made: Any = None) -> bool:
+        """``made``: a Simulation built already (a scene), else one is built from ``config`` and ``seed``."""
         self.gen = gen
         self._set_playing(False)
         self._sync = None
@@ -171,7 +172,7 @@ class SimWorker(QtCore.QObject):
         try:
             from core.sim.simulation import Simulation
 
-            sim = Simulation(config, seed=seed, record=True)
+            sim = made if made is not None else Simulation(config, seed=seed, record=True)
         except Exception as exc:  # noqa: BLE001 - reported to the GUI
             self._fail("could not start the simulation", exc)
             return False
@@ -276,6 +277,33 @@ class SimWorker(QtCore.QObject):
             self._fail("could not branch", exc, failing_component(exc))
             return
         self.branched.emit(gen, k)
+
+    @QtCore.Slot(int, object, object, int, int)
+    def reset_scene(self, gen: int, config: Any, scene: Any, seed: int, from_state: int) -> None:
+        """Start a new recording whose state 0 is ``scene`` (a core.sim.scene.Scene), simulated with ``config``
+        (the rule editor's "Load as scene"). ``scene`` None: the current simulation's state ``from_state``
+        (captured with its random state, so the new recording continues it with ``config``'s rules)."""
+        from core.sim.scene import build_simulation, capture_scene
+
+        self._set_playing(False)
+        self.gen = gen          # a failure below is reported under the generation the GUI now waits for
+        try:
+            if scene is None:
+                if self.sim is None:
+                    raise RuntimeError("no simulation to continue from")
+                self._goto(from_state)
+                scene = capture_scene(self.sim)
+            made = build_simulation(config, scene, seed=seed, record=True)
+        except Exception as exc:  # noqa: BLE001 - reported to the GUI, the old simulation stays
+            self._fail("could not start the simulation from the scene", exc, failing_component(exc))
+            return
+        if not self._build(gen, config, seed, made):
+            return
+        assert self.sim is not None and self.tap is not None
+        frame = self.tap.initial(self.sim.agents)
+        self.sent = self.acked = 0
+        wit = self.sim.buffer.array("witness")
+        self.resetDone.emit(gen, ResetInfo(frame, dict(self.sim.buffer.meta), int(wit.shape[2]), int(seed)))
 
     @QtCore.Slot()
     def kick(self) -> None:
@@ -402,6 +430,7 @@ class SimController(QtCore.QObject):
     _branch = QtCore.Signal(int, int)
     _shutdown = QtCore.Signal()
     _kick = QtCore.Signal()
+    _reset_scene = QtCore.Signal(int, object, object, int, int)
 
     def __init__(self, parent: QtCore.QObject | None = None, runner: JobRunner | None = None) -> None:
         super().__init__(parent)
@@ -418,6 +447,7 @@ class SimController(QtCore.QObject):
         self._branch.connect(self.worker.branch)
         self._shutdown.connect(self.worker.shutdown)
         self._kick.connect(self.worker.kick)
+        self._reset_scene.connect(self.worker.reset_scene)
         self.worker.failed.connect(self._on_failed)
         self.service: ServiceHandle = self.runner.start_service(
             self.worker, kind="simulation-worker", on_stop=self._shutdown.emit,
@@ -469,6 +499,13 @@ class SimController(QtCore.QObject):
     def branch(self, k: int) -> int:
         gen = self.next_generation()
         self._branch.emit(gen, int(k))
+        return gen
+
+    def reset_scene(self, config, scene, seed: int, from_state: int = 0) -> int:
+        """A new recording starting from ``scene`` (None: from the current simulation's state ``from_state``),
+        simulated with ``config``; answered by ``resetDone`` like :meth:`reset`."""
+        gen = self.next_generation()
+        self._reset_scene.emit(gen, config, scene, int(seed), int(from_state))
         return gen
 
     def ack(self, state_index: int) -> None:
