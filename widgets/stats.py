@@ -11,8 +11,7 @@ from PySide6 import QtCore, QtWidgets
 
 from core.codes import ACTION_NAMES
 from core.view.colouring import ACTION_COLOURS, KIND_COLOURS
-from core.view.stats import action_counts, clause_counts, clause_labels, goals_cumulative, range_summary, \
-    step_range_text
+from core.view.stats import RunningStats, clause_labels, range_summary, step_range_text
 
 
 def _plot(title: str, bottom: str | None = "step") -> pg.PlotWidget:
@@ -62,6 +61,8 @@ class StatsWidget(QtWidgets.QWidget):
         for name in reversed(ACTION_NAMES):   # biggest stack first, so smaller ones paint over it
             c = ACTION_COLOURS[name]
             curve = pg.PlotDataItem(pen=pg.mkPen(*c, width=1), fillLevel=0, brush=pg.mkBrush(*c, 170), name=name)
+            curve.setClipToView(True)   # a long recording: draw the visible steps, one point per pixel at most
+            curve.setDownsampling(auto=True, method="peak")
             pi.addItem(curve)
             self.action_curves.append(curve)
         self.actions_cursor = pg.InfiniteLine(angle=90, pen=pg.mkPen(230, 160, 0, width=2))
@@ -83,6 +84,9 @@ class StatsWidget(QtWidgets.QWidget):
         gp = self.goals_plot.getPlotItem()
         self.goal_ped = gp.plot(pen=pg.mkPen(*KIND_COLOURS["Pedestrian"], width=2), name="Pedestrians")
         self.goal_car = gp.plot(pen=pg.mkPen(*KIND_COLOURS["Car"], width=2), name="Cars")
+        for curve in (self.goal_ped, self.goal_car):
+            curve.setClipToView(True)
+            curve.setDownsampling(auto=True, method="peak")
         self.goals_cursor = pg.InfiniteLine(angle=90, pen=pg.mkPen(230, 160, 0, width=2))
         gp.addItem(self.goals_cursor)
         self.tabs.addTab(_with_key(self.goals_plot, [("Pedestrians", KIND_COLOURS["Pedestrian"]),
@@ -112,6 +116,8 @@ class StatsWidget(QtWidgets.QWidget):
         self._steps_drawn = -1
         self._span = -1
         self._cursor = 0
+        self._running = RunningStats()
+        self._clause_axis: tuple | None = None
 
     def _clicked(self, w: pg.PlotWidget, ev) -> None:
         vb = w.getPlotItem().vb
@@ -127,18 +133,24 @@ class StatsWidget(QtWidgets.QWidget):
         self.summary.setText("")
         self._cc = np.zeros(0, np.int64)
         self._steps_drawn = -1
+        self._running.reset()
+        self._clause_axis = None
 
     def refresh(self, episode, cursor: int) -> None:
-        """Redraw from the episode (cheap when nothing new was recorded: only the cursor moves)."""
-        t = episode.num_steps
+        """Redraw from the episode. The counts are kept up to date incrementally (only the steps recorded since
+        the last refresh are scanned) and the per-cursor figures come from cumulative arrays, so neither a new
+        frame nor a cursor move costs time in proportion to the length of the recording; the curves are clipped
+        to the visible range and downsampled to the plot's pixels (pyqtgraph) for the same reason."""
+        run = self._running
+        run.update(episode)
+        t = run.steps
         self._cursor = cursor
         self.actions_cursor.setValue(cursor)
         self.goals_cursor.setValue(cursor)
         if t != self._steps_drawn:
             self._steps_drawn = t
-            counts = action_counts(episode)
             x = np.arange(t, dtype=float)
-            cum = np.cumsum(counts, axis=1) if t else np.zeros((0, 4))
+            cum = np.cumsum(run.counts, axis=1) if t else np.zeros((0, 4))
             for j, curve in enumerate(self.action_curves):   # reversed order: Stop, Fast, Normal, Slow
                 col = 3 - j
                 curve.setData(x, cum[:, col].astype(float) if t else [])
@@ -147,17 +159,16 @@ class StatsWidget(QtWidgets.QWidget):
                 self._span = span
                 for w in (self.actions_plot, self.goals_plot):
                     w.getPlotItem().setXRange(0, span, padding=0.02)
-            ped, car = goals_cumulative(episode)
-            self.goal_ped.setData(x, ped.astype(float))
-            self.goal_car.setData(x, car.astype(float))
+            self.goal_ped.setData(x, run.ped.astype(float))
+            self.goal_car.setData(x, run.car.astype(float))
             self._labels = clause_labels(episode)
             self._texts = [str(c.get("text", "")) for c in episode.meta.get("clauses", [])]
-            self._cum = np.cumsum(counts, axis=0) if t else np.zeros((0, 4), np.int64)
-            self._ped, self._car = ped, car
+            self._cum = run.counts_cum
+            self._ped, self._car = run.ped, run.car
         k = min(cursor, t)
         for region in self.after_cursor:
             region.setRegion((k, max(k, t)))
-        cc = clause_counts(episode, upto=k)
+        cc = run.clause_counts(k)
         default = int(cc[-1])
         cc = cc[:-1]   # the default decisions would dwarf every clause: reported in the title instead
         self._cc = cc
@@ -168,10 +179,13 @@ class StatsWidget(QtWidgets.QWidget):
         self.clause_bars.setOpts(x0=np.zeros(len(cc)), y=y, width=cc.astype(float), height=0.7)
         pi = self.clause_plot.getPlotItem()
         pi.setTitle(f"Clause firings in {step_range_text(k)} (+{default} default)", size="9pt")
-        self.clause_plot.setMinimumHeight(70 + ROW_PX * max(1, len(cc)))
-        pi.getAxis("left").setTicks([[(i, lab) for i, lab in enumerate(labels)]])
-        pi.setYRange(-0.6, max(len(cc), 1) - 0.4, padding=0)
-        pi.setXRange(0, max(1.0, float(cc.max(initial=0))) * 1.05, padding=0)
+        axis = (tuple(labels), float(cc.max(initial=0)))
+        if axis != self._clause_axis:   # ticks, height and ranges only when they change (each is a re-layout)
+            self._clause_axis = axis
+            self.clause_plot.setMinimumHeight(70 + ROW_PX * max(1, len(cc)))
+            pi.getAxis("left").setTicks([[(i, lab) for i, lab in enumerate(labels)]])
+            pi.setYRange(-0.6, max(len(cc), 1) - 0.4, padding=0)
+            pi.setXRange(0, max(1.0, float(cc.max(initial=0))) * 1.05, padding=0)
 
     def clause_tip(self, i: int) -> str:
         """Hover text of clause row ``i``: its label, full text and firings in the counted range."""

@@ -6,6 +6,7 @@ Dragging or clicking emits :attr:`TimelineWidget.stepRequested` at once; the own
 """
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import dataclass
 
@@ -57,6 +58,12 @@ class TimelineBar(QtWidgets.QWidget):
         self.setFocusPolicy(QtCore.Qt.FocusPolicy.NoFocus)
         self._bins: dict = {}
         self._bins_width: object = None
+        # per lane, the steps of its markers (grown as markers arrive, so a new frame costs O(new markers)), and
+        # every marker's step in arrival order (sorted: markers arrive step by step) for tooltips by bisection
+        self._lane_steps: dict[str, list[int]] = {}
+        self._lane_colour: dict[str, tuple[int, int, int]] = {}
+        self._steps: list[int] = []
+        self._sorted = True
 
     def sizeHint(self) -> QtCore.QSize:
         return QtCore.QSize(600, 16 + self.LANE_H * max(1, len(self.lanes)) + 26)
@@ -82,15 +89,27 @@ class TimelineBar(QtWidgets.QWidget):
         self.update()
 
     def set_markers(self, markers: list[Marker]) -> None:
-        self.markers = list(markers)
+        self.markers = []
+        self._lane_steps, self._lane_colour, self._steps, self._sorted = {}, {}, [], True
+        self._index(markers)
         self._bins_width = None
         self.update()
 
     def add_markers(self, markers: list[Marker]) -> None:
         if markers:
-            self.markers.extend(markers)
+            self._index(markers)
             self._bins_width = None
             self.update()
+
+    def _index(self, markers: list[Marker]) -> None:
+        last = self._steps[-1] if self._steps else -1
+        for m in markers:
+            self.markers.append(m)
+            self._lane_steps.setdefault(m.lane, []).append(m.step)
+            self._lane_colour.setdefault(m.lane, m.colour)
+            self._sorted = self._sorted and m.step >= last
+            last = m.step
+            self._steps.append(m.step)
 
     def set_breakpoints(self, steps: list[int]) -> None:
         self.breakpoints = sorted(set(int(s) for s in steps))
@@ -112,19 +131,22 @@ class TimelineBar(QtWidgets.QWidget):
         return int(round(min(max(t, 0.0), 1.0) * self.maximum))
 
     def _binned(self) -> dict[str, tuple[np.ndarray, tuple[int, int, int]]]:
-        """Per lane: the distinct pixel columns holding markers (vectorised; recomputed when the width, the
-        range or the markers change) and the lane's colour."""
+        """Per lane: the pixel runs ``[start, end)`` covered by its markers (each marker 3 px wide, touching ones
+        merged, so a lane full of markers is a few rectangles), recomputed when the width, the range or the markers
+        change (vectorised over the lane's marker steps) and the lane's colour."""
         key = (self.width(), self.maximum, len(self.markers))
         if self._bins_width != key:
-            steps: dict[str, list[int]] = {}
-            colours: dict[str, tuple[int, int, int]] = {}
-            for m in self.markers:
-                steps.setdefault(m.lane, []).append(m.step)
-                colours.setdefault(m.lane, m.colour)
             x0, x1 = self._track()
             scale = (x1 - x0) / self.maximum if self.maximum else 0.0
-            self._bins = {lane: (np.unique((x0 + np.asarray(st, float) * scale).astype(np.int64)), colours[lane])
-                          for lane, st in steps.items()}
+            self._bins = {}
+            for lane, st in self._lane_steps.items():
+                cols = np.unique((x0 + np.asarray(st, float) * scale).astype(np.int64))
+                if not len(cols):
+                    continue
+                breaks = np.nonzero(np.diff(cols) > 3)[0]
+                starts = np.concatenate([cols[:1], cols[breaks + 1]]) - 1
+                ends = np.concatenate([cols[breaks], cols[-1:]]) + 2
+                self._bins[lane] = (np.stack([starts, ends], axis=1), self._lane_colour[lane])
             self._bins_width = key
         return self._bins
 
@@ -143,12 +165,12 @@ class TimelineBar(QtWidgets.QWidget):
             y = lanes_top + li * self.LANE_H
             p.fillRect(QtCore.QRectF(x0, y, x1 - x0, self.LANE_H - 1), QtGui.QColor(0, 0, 0, 18))
             col = QtGui.QColor(*colour)
-            for x in bins.get(name, (np.zeros(0, np.int64), colour))[0]:
-                p.fillRect(QtCore.QRectF(float(x) - 1, y, 3, self.LANE_H - 1), col)
-        for lane, (xs, colour) in bins.items():   # markers of unknown lanes go on the first lane
+            for a, b in bins.get(name, (np.zeros((0, 2), np.int64), colour))[0].tolist():
+                p.fillRect(QtCore.QRectF(a, y, b - a, self.LANE_H - 1), col)
+        for lane, (runs, colour) in bins.items():   # markers of unknown lanes go on the first lane
             if lane not in lane_names:
-                for x in xs:
-                    p.fillRect(QtCore.QRectF(float(x) - 1, lanes_top, 3, self.LANE_H - 1), QtGui.QColor(*colour))
+                for a, b in runs.tolist():
+                    p.fillRect(QtCore.QRectF(a, lanes_top, b - a, self.LANE_H - 1), QtGui.QColor(*colour))
         # track
         p.fillRect(QtCore.QRectF(x0, track_y, x1 - x0, 6), pal.color(QtGui.QPalette.ColorRole.Mid))
         if self.maximum:
@@ -205,7 +227,13 @@ class TimelineBar(QtWidgets.QWidget):
     def _tooltip_at(self, x: float, y: float) -> str:
         """Texts of the markers under the mouse (±3 px), or the step number."""
         s = self.step_at(x)
-        near = [m for m in self.markers if abs(self.x_of(m.step) - x) <= 3]
+        if self._sorted:   # the markers within 3 px, found by bisection (thousands of markers: no full scan)
+            lo = bisect.bisect_left(self._steps, self.step_at(x - 3.5))
+            hi = bisect.bisect_right(self._steps, self.step_at(x + 3.5))
+            candidates = self.markers[lo:hi]
+        else:
+            candidates = self.markers
+        near = [m for m in candidates if abs(self.x_of(m.step) - x) <= 3]
         lane_i = int((y - 6) // self.LANE_H)
         if 0 <= lane_i < len(self.lanes):
             in_lane = [m for m in near if m.lane == self.lanes[lane_i][0]]

@@ -1,0 +1,63 @@
+"""The timeline bar with thousands of markers (widgets/timeline.py): markers are kept per lane as they arrive and
+drawn as merged pixel runs, so a lane full of markers is a few rectangles; what is painted and what the tooltip
+says still match every marker."""
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6 import QtCore  # noqa: E402
+
+from widgets.timeline import Marker, TimelineBar  # noqa: E402
+
+RED, BLUE = (220, 30, 40), (30, 60, 230)
+
+
+@pytest.fixture
+def bar(qtbot):
+    w = TimelineBar()
+    qtbot.addWidget(w)
+    w.set_lanes([("dense", "Dense", RED), ("sparse", "Sparse", BLUE)])
+    w.resize(610, 60)
+    w.show()
+    qtbot.waitExposed(w)
+    return w
+
+
+def test_a_lane_with_a_marker_at_every_step_is_one_run_and_sparse_markers_stay_apart(bar):
+    bar.set_range(5000)
+    bar.set_markers([Marker(k, "dense", RED, f"d{k}") for k in range(0, 2500)])
+    bar.add_markers([Marker(k, "dense", RED, f"d{k}") for k in range(2500, 5001)]
+                    + [Marker(k, "sparse", BLUE, f"s{k}") for k in (100, 2600, 4900)])
+    runs = bar._binned()
+    assert runs["dense"][0].tolist() == [[bar.MARGIN - 1, int(bar.x_of(5000)) + 2]]
+    sparse = runs["sparse"][0]
+    assert len(sparse) == 3
+    for (a, b), k in zip(sparse.tolist(), (100, 2600, 4900)):
+        assert a <= bar.x_of(k) < b and b - a == 3
+    assert len(bar.markers) == 5004
+
+
+def test_painted_columns_and_tooltips_follow_the_markers(bar, qtbot):
+    bar.set_range(1000)
+    bar.add_markers([Marker(k, "sparse", BLUE, f"thing at {k}") for k in (200, 700)])
+    img = bar.grab().toImage()
+    y = 6 + bar.LANE_H + 3                                         # middle of the second lane
+    at = img.pixelColor(int(bar.x_of(700)), y)
+    assert (at.red(), at.green(), at.blue()) == BLUE
+    between = img.pixelColor(int(bar.x_of(450)), y)
+    assert (between.red(), between.green(), between.blue()) != BLUE
+    assert bar._tooltip_at(bar.x_of(700) + 1, y) == "step 700: thing at 700"
+    assert bar._tooltip_at(bar.x_of(450), y) == "step 450"
+    bar.add_markers([Marker(100, "sparse", BLUE, "late, out of order")])   # still found without bisection
+    assert "late, out of order" in bar._tooltip_at(bar.x_of(100), y)
+    assert bar._binned()["sparse"][0].shape == (3, 2)
+
+
+def test_set_markers_replaces_every_lane(bar):
+    bar.set_range(100)
+    bar.set_markers([Marker(5, "dense", RED, "a")])
+    bar.set_markers([Marker(50, "sparse", BLUE, "b")])
+    assert set(bar._binned()) == {"sparse"}
+    assert [m.text for m in bar.markers] == ["b"]
