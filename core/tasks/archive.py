@@ -19,9 +19,10 @@ __all__ = ["write_archive", "read_archive"]
 
 
 def write_archive(path: str | Path, arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any], fmt: str,
-                  version: int) -> Path:
-    """Write a task archive tagged ``fmt``/``version`` (atomic, see :mod:`core.fileio`)."""
-    return write_npy_archive(path, arrays, {"format": fmt, "version": version, **meta})
+                  version: int, reproducible: bool = False) -> Path:
+    """Write a task archive tagged ``fmt``/``version`` (atomic, see :mod:`core.fileio`; ``reproducible``: fixed
+    ZIP member times, so equal content gives equal bytes)."""
+    return write_npy_archive(path, arrays, {"format": fmt, "version": version, **meta}, reproducible)
 
 
 def read_archive(path: str | Path, fmt: str, version: int) -> tuple[dict[str, np.ndarray], dict[str, Any]]:

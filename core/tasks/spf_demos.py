@@ -103,7 +103,8 @@ class TrajectoryRecorder:
                           infos, meta)
 
 
-def save_demonstrations(path: str | Path, trajectories: list[Trajectory], meta: dict) -> Path:
+def save_demonstrations(path: str | Path, trajectories: list[Trajectory], meta: dict,
+                        reproducible: bool = False) -> Path:
     arrays: dict[str, np.ndarray] = {}
     for i, tr in enumerate(trajectories):
         g = f"episode_{i}"
@@ -117,7 +118,7 @@ def save_demonstrations(path: str | Path, trajectories: list[Trajectory], meta: 
     m = dict(meta)
     m.update(total_episodes=len(trajectories), total_steps=int(sum(len(t) for t in trajectories)),
              action_names=list(ACTION_NAMES), episodes=[t.meta for t in trajectories])
-    return write_archive(path, arrays, m, FORMAT, VERSION)
+    return write_archive(path, arrays, m, FORMAT, VERSION, reproducible)
 
 
 def _meta_int(meta: dict, key: str, path, default: int | None = None) -> int:
