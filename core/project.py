@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from .errors import ConfigError, LogiCityError
+from .errors import ConfigError, EpisodeFileError, LogiCityError
 from .fileio import atomic_writer, atomic_write_bytes
 from .project_files import (EPISODE_DIR, MANIFEST, MODE_FILE_KEYS, begin_save, clean_leftovers, end_save,
                             entry_problem, file_problem, normalise, unlink_inside, used_files)
@@ -42,7 +42,18 @@ FORMAT_VERSION = 1
 
 #: Default file names of the parts (role -> name); a changed part gets a numbered variant of its name.
 PART_NAMES = {"mode": "mode.yaml", "map": "map.yaml", "agents": "agents.yaml", "ontology": "ontology.yaml",
-              "rules": "rules.rules"}
+              "rules": "rules.rules", "agents_train": "agents-train.yaml", "agents_val": "agents-val.yaml",
+              "agents_test": "agents-test.yaml"}
+#: the per-split agent sets of SPF/VAP modes (mode keys agents_train/val/test; core/studio/agent_sets.py)
+SPLIT_ROLES = ("agents_train", "agents_val", "agents_test")
+
+
+def _split_roles(config: Any) -> list[str]:
+    """The split agent-set parts a config has: read from files (``extra["agent_files"]``) or edited in the studio
+    (``extra["agent_sets"]``)."""
+    extra = getattr(config, "extra", None) or {}
+    have = set(extra.get("agent_files") or {}) | set(extra.get("agent_sets") or {})
+    return [role for role in SPLIT_ROLES if role.split("_", 1)[1] in have]
 
 
 def atomic_write_text(path: str | Path, text: str) -> Path:
@@ -253,7 +264,8 @@ def load_project(path: str | Path) -> Project:
     config = load_mode(mode_path)
     _check_studio(studio, config)
     parts = {"mode": mode_rel}
-    for role, file in config.files.items():
+    split_files = {f"agents_{k}": v for k, v in ((config.extra or {}).get("agent_files") or {}).items()}
+    for role, file in {**config.files, **split_files}.items():
         try:
             parts[role] = str(Path(file).resolve().relative_to(root.resolve()))
         except ValueError:
@@ -334,9 +346,13 @@ def _check_studio(studio: Any, config: Any) -> None:
             raise b.error(f"{where}: {exc}", culprit) from None
 
 
+class EpisodeAgentsError(EpisodeFileError):
+    """The episode was recorded with other agents than the project's (edited in the agent editor and saved before
+    Apply): the project opens without showing it (:func:`core.studio.session.load_target`); the file stays."""
+
+
 def open_episode(project: Project, index: int | None = None):
     """Open (memory-map) one of the project's episodes and check it fits the project's agents."""
-    from .errors import EpisodeFileError
     from .sim.episode import load_episode
 
     index = project.current_episode if index is None else index
@@ -346,8 +362,8 @@ def open_episode(project: Project, index: int | None = None):
     ep = load_episode(path)
     names = tuple(project.config.agents.table().names)
     if tuple(ep.agents.names) != names:
-        raise EpisodeFileError(f"episode agents ({', '.join(ep.agents.names)}) do not match the project's agents "
-                               f"({', '.join(names)})", path)
+        raise EpisodeAgentsError(f"episode agents ({', '.join(ep.agents.names)}) do not match the project's agents "
+                                 f"({', '.join(names)})", path)
     ep.check_map(project.config.city.height, project.config.city.width)
     return ep
 
@@ -364,6 +380,13 @@ def _plain(x: Any) -> Any:
 
 def _part_bytes(config: Any, role: str) -> bytes:
     """The file content of one part: the source file's bytes when it exists, else the object serialised."""
+    if role in SPLIT_ROLES:
+        split = role.split("_", 1)[1]
+        extra = config.extra or {}
+        src = (extra.get("agent_files") or {}).get(split)
+        if src and Path(src).exists():
+            return Path(src).read_bytes()
+        return _agent_set_bytes(extra["agent_sets"][split], split)
     src = (config.files or {}).get(role)
     if src and Path(src).exists():
         return Path(src).read_bytes()
@@ -372,9 +395,7 @@ def _part_bytes(config: Any, role: str) -> bytes:
 
         return dumps_map(config.city).encode("utf-8")
     if role == "agents":
-        from .agents.io import dumps_agent_set
-
-        return dumps_agent_set(config.agents).encode("utf-8")
+        return _agent_set_bytes(config.agents, None)
     if role == "ontology":
         return config.ontology.to_yaml().encode("utf-8")
     if role == "rules":
@@ -382,13 +403,33 @@ def _part_bytes(config: Any, role: str) -> bytes:
     raise ValueError(role)
 
 
+def _agent_set_bytes(agents: Any, split: str | None) -> bytes:
+    """An edited agent set's file; one the loader would refuse (a pedestrian with a car's concept, two agents with
+    one name: the agent editor lets them exist while being fixed) is not saved, so the project always reopens."""
+    from .agents.io import dumps_agent_set, loads_agent_set
+
+    text = dumps_agent_set(agents)
+    try:
+        loads_agent_set(text)
+    except LogiCityError as exc:
+        which = f"the {split} agent set" if split else "the agent set"
+        raise ConfigError(f"cannot save {which}: {exc.message.split(': ', 1)[-1]} (see Problems; fix it in the "
+                          f"agent editor first). Nothing was saved") from None
+    return text.encode("utf-8")
+
+
 def _mode_text(config: Any, parts: Mapping[str, str]) -> str:
     data: dict[str, Any] = {"name": config.name, "map": parts["map"], "agents": parts["agents"],
                             "ontology": parts["ontology"], "rules": parts["rules"]}
+    for role in SPLIT_ROLES:
+        if role in parts:
+            data[role] = parts[role]
     if config.rule_section is not None:
         data["rule_section"] = config.rule_section
     if config.agent_region is not None:
         data["agent_region"] = int(config.agent_region)
+    if getattr(config, "sampling", "master") != "master":
+        data["sampling"] = config.sampling
     data["engine"] = config.engine
     data["steps"] = int(config.steps)
     for key, value in (config.extra or {}).items():
@@ -480,7 +521,7 @@ def save_project(project: Project, root: str | Path | None = None, episode: Any 
     taken: set[str] = set()
     writes: list[_Write] = []
     parts: dict[str, str] = {}
-    for role in ("map", "agents", "ontology", "rules"):
+    for role in ("map", "agents", "ontology", "rules", *_split_roles(cfg)):
         parts[role] = _plan_part(root, role, _part_bytes(cfg, role), project.parts.get(role) if same_folder
                                  else None, taken, writes)
     parts["mode"] = _plan_part(root, "mode", _mode_text(cfg, parts).encode("utf-8"),

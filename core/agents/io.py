@@ -9,7 +9,10 @@ Rules checked (each a :class:`core.errors.ConfigError` at the offending line):
 * ``priority``: pedestrians always 0 (may be omitted; the reference and every rule set assume pedestrians
   have the highest priority), cars an integer ≥ 1 (default 1; smaller = higher priority);
 * ``concepts``: a list of known concept names (``core.world.KNOWN_CONCEPTS``) of the agent's kind, no repeats;
-* ``size``: an integer ≥ 1 (default 1; carried for the reference format, every agent occupies one cell).
+* ``size``: an integer ≥ 1 (default 1; carried for the reference format, every agent occupies one cell);
+* ``start``, ``goal`` (optional): ``[row, col]`` cells of the first trip, chosen in the agent editor (left out:
+  drawn by the simulator). Whether a cell suits the agent (inside the map, on its network, reachable) depends on
+  the city, so it is checked when the simulation starts and listed under Problems in the studio, not here.
 """
 from __future__ import annotations
 
@@ -31,7 +34,7 @@ FORMAT_VERSION = 1
 _TOP_KEYS = ("version", "agents")
 #: Largest priority (only the order matters; priorities are stored as 32-bit integers).
 MAX_PRIORITY = 1_000_000
-_AGENT_KEYS = ("type", "id", "priority", "concepts", "size")
+_AGENT_KEYS = ("type", "id", "priority", "concepts", "size", "start", "goal")
 _TYPES = {"Pedestrian": Kind.PEDESTRIAN, "Car": Kind.CAR}
 
 
@@ -99,13 +102,25 @@ def agent_set_from_data(data: Any, file: str | None = None) -> AgentSet:
         if problem:
             key, message = problem
             raise item.error(f"{what}: {message}", key if key in item else None)
-        spec = AgentSpec(kind, agent_id, priority, concepts, size)
+        start, goal = (_cell(item, key, what) for key in ("start", "goal"))
+        spec = AgentSpec(kind, agent_id, priority, concepts, size, start, goal)
         if spec.name in names:
             raise item.error(f"{what}: duplicate agent {spec.name} (first defined as agent #{names[spec.name] + 1}"
                              f", line {items.item_line(names[spec.name])}); ids must be unique per type", "id")
         names[spec.name] = i
         agents.append(spec)
     return AgentSet(tuple(agents), source=file)
+
+
+def _cell(item: Any, key: str, what: str) -> tuple[int, int] | None:
+    """An optional ``[row, col]`` pair of non-negative integers."""
+    value = item.get(key)
+    if value is None:
+        return None
+    if (not isinstance(value, list) or len(value) != 2
+            or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)):
+        raise item.error(f"{what}: {key} must be a [row, col] pair of non-negative integers, got {value!r}", key)
+    return int(value[0]), int(value[1])
 
 
 def loads_agent_set(text: str, file: str | Path | None = None) -> AgentSet:
@@ -136,10 +151,16 @@ def dumps_agent_set(agents: AgentSet, header: str | None = None) -> str:
             item["concepts"] = list(a.concepts)
         if a.size != 1:
             item["size"] = a.size
+        for key in ("start", "goal"):
+            cell = getattr(a, key)
+            if cell is not None:
+                item[key] = [int(cell[0]), int(cell[1])]
         lines.append("- " + yaml.safe_dump(item, default_flow_style=True, sort_keys=False, width=10_000).strip())
     return "\n".join(lines) + "\n"
 
 
 def save_agent_set(agents: AgentSet, path: str | Path, header: str | None = None) -> None:
-    """Write an agent set to ``path`` in our format."""
-    Path(path).write_text(dumps_agent_set(agents, header), encoding="utf-8")
+    """Write an agent set to ``path`` in our format (atomically: a crash leaves the old file or the new one)."""
+    from ..fileio import atomic_write_bytes
+
+    atomic_write_bytes(Path(path), dumps_agent_set(agents, header).encode("utf-8"))

@@ -16,6 +16,10 @@ class AgentSpec:
     priority: int
     concepts: tuple[str, ...] = ()
     size: int = 1  # carried for the reference format; every agent occupies one cell
+    #: the first trip's start and goal cells ``(row, col)`` chosen in the agent editor; None: drawn by the
+    #: simulator like any start/goal (later trips are always drawn)
+    start: tuple[int, int] | None = None
+    goal: tuple[int, int] | None = None
 
     @property
     def name(self) -> str:
@@ -34,6 +38,11 @@ class AgentSet:
 
     def __iter__(self):
         return iter(self.agents)
+
+    @property
+    def placed(self) -> bool:
+        """Whether any agent has a chosen start or goal (the simulator then uses them for the first trip)."""
+        return any(a.start is not None or a.goal is not None for a in self.agents)
 
     def table(self) -> AgentTable:
         return AgentTable.build([a.name for a in self.agents], [int(a.kind) for a in self.agents],

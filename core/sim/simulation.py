@@ -20,6 +20,7 @@ from .config import SimConfig
 from .episode import FIRED_FORCED, EpisodeBuffer
 from .move_arena import HEADING_OF, REALISED_OF, STOP_COL, MoveArena
 from .movement import CAR_STOP, DECIDED_TABLE, LOCAL_TABLE, PED_STOP, move_choice
+from .provenance import provenance
 from .replay import config_texts
 
 #: Steps an agent waits on its goal before starting a new trip (reference REACH_GOAL_WAITING;
@@ -102,7 +103,14 @@ class Simulation:
         self._populate()
 
     def _populate(self) -> None:
+        # an agent set may fix some agents' first start and goal (the agent editor; docs/agent-editor.md); only
+        # the config's own agents carry them (an env's replacement table does not)
+        specs = tuple(self.config.agents) if self.agents.names == self.config.agents.table().names else ()
         for i in range(len(self.agents)):
+            spec = specs[i] if specs else None
+            if spec is not None and (spec.start is not None or spec.goal is not None):
+                self._placed_trip(i, spec.start, spec.goal)
+                continue
             start = self.sampler.sample_start(self.kinds[i], self.rng)
             self._new_trip(i, start, first=True)
         self._arena.sync(self.paths)  # table every path now, not in the first step (a 1000-agent spike)
@@ -151,6 +159,24 @@ class Simulation:
         else:
             self.set_trip(i, start, goal, self._plan(i, np.asarray(start), np.asarray(goal)))
 
+    def _placed_trip(self, i: int, start, goal) -> None:
+        """The first trip of an agent whose start and/or goal the agent set fixes: the cells are checked against
+        the city (inside the map, on the agent's network, a route exists) and a bad one is a ConfigError naming
+        the agent; an open one is drawn like any other."""
+        from types import SimpleNamespace
+
+        from .scene_check import SceneError, resolve_trip
+
+        fields = SimpleNamespace(name=self.agents.names[i], kind=self.kinds[i], position=start, goal=goal,
+                                 path=None, path_index=None, heading=-1, waiting=False, wait=0, goals_reached=0)
+        try:
+            trip = resolve_trip(i, fields, self.kinds[i], self.city, self.sampler, self.rng)
+        except SceneError as exc:
+            raise ConfigError(f"agent set: {exc.message.replace('position (', 'start (')}",
+                              self.config.files.get("agents")) from None
+        assert trip is not None   # with a sampler every open field is drawn
+        self.set_trip(i, trip.position, trip.goal, trip.path)
+
     # ---- set-up helpers ---------------------------------------------------------------------------------
     def _lane_node_mask(self) -> np.ndarray:
         return self.city.lane_graph.node_mask
@@ -167,6 +193,7 @@ class Simulation:
             "clauses": clause_table(self.program),
             "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
             "config_texts": config_texts(cfg),
+            "provenance": provenance(cfg),   # which city and agents made this recording (core/sim/provenance.py)
         }
 
     def _plan(self, i: int, start: np.ndarray, goal: np.ndarray) -> np.ndarray:

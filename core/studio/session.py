@@ -33,7 +33,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 
 from ..errors import LogiCityError
-from ..project import Project, is_project, load_project, new_project, open_episode, save_project
+from ..project import EpisodeAgentsError, Project, is_project, load_project, new_project, open_episode, save_project
 from ..sim.episode import EpisodeBuffer, EpisodeView
 from ..sim.events import Breakpoint, Event as MarkerEvent, MarkerIndex
 from ..sim.frames import StepFrame, apply_frame, copy_episode
@@ -69,7 +69,13 @@ def load_target(path: str | Path) -> tuple[Project, EpisodeView | None]:
     p = Path(path)
     if is_project(p):
         project = load_project(p)
-        return project, open_episode(project)
+        try:
+            return project, open_episode(project)
+        except EpisodeAgentsError as exc:   # agents edited and saved before Apply: open the edits, keep the file
+            log.warning("%s: %s; the project opens without it (the file stays listed); Apply simulates the agents",
+                        exc.location(), exc.message)
+            project.current_episode = None
+            return project, None
     if is_episode_file(p):
         return load_episode_file(p)
     if p.is_file() and p.suffix in (".yaml", ".yml"):
@@ -86,7 +92,8 @@ class Session:
 
     def __init__(self) -> None:
         self.events = EmitterGroup(self, "project", "history", "recorded", "truncated", "cursor", "selection",
-                                   "markers", "view", "breakpoints", "interventions", "modified", "saved", "message")
+                                   "markers", "view", "breakpoints", "interventions", "modified", "saved", "message",
+                                   "agents")   # an agent set was edited (value = its tab; core/studio/agent_sets.py)
         self.project: Project | None = None
         self.history: EpisodeBuffer | None = None
         self.cursor = 0

@@ -1,0 +1,85 @@
+"""Apply (core/studio/apply.py): provenance of recordings, refusing on errors, and branching from a shown step
+with edited agents (the branch continues the recorded agents exactly where they were)."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from core.codes import Kind
+from core.project import new_project
+from core.sim.provenance import agents_hash, city_hash
+from core.sim.simulation import Simulation
+from core.studio import agent_sets as A
+from core.studio.apply import (BRANCH_KEY, SCENE_KEY, apply_status, branch_config, new_simulation, refusal,
+                               start_config)
+from core.studio.session import Session
+
+
+def session_with_run(config, steps=25):
+    s = Session()
+    s.open(new_project(config, seed=3))
+    sim = Simulation(s.project.config, seed=3)
+    sim.run(steps)
+    s.set_history(sim.buffer)
+    return s, sim
+
+
+def test_every_recording_remembers_its_city_and_agents(config):
+    s, sim = session_with_run(config, 2)
+    assert sim.buffer.meta["provenance"] == {"city": city_hash(config.city), "agents": agents_hash(config.agents)}
+    status = apply_status(s)
+    assert not status.pending and "matches the edits" in status.text()
+    s.execute(A.edit(s, "agents", [0], add_concepts=["tiro"]))
+    status = apply_status(s)
+    assert status.agents_changed and not status.city_changed and "agents changed" in status.text()
+    s.stack.undo()
+    assert not apply_status(s).pending
+    # a chosen start changes the hash; the order of agents does too
+    assert agents_hash(A.agent_set(s, "agents")) != agents_hash(config.agents.__class__(config.agents.agents[::-1]))
+
+
+def test_apply_is_refused_with_errors_and_says_why(config):
+    s, _ = session_with_run(config, 1)
+    assert refusal(s) is None
+    s.execute(A.add(s, "agents", Kind.PEDESTRIAN, concepts=["police"]))
+    why = refusal(s)
+    assert why is not None and "police" in why and "Problems" in why
+
+
+def test_from_step_zero_uses_the_chosen_start_and_goal(config):
+    s, _ = session_with_run(config, 1)
+    row = next(j for j, a in enumerate(config.agents) if a.kind is Kind.CAR)
+    s.execute(A.place(s, "agents", row, start=(10, 31), goal=(230, 209)))
+    sim = new_simulation(s.project.config, seed=3)
+    i = row
+    assert tuple(sim.positions[i]) == (10, 31) and tuple(sim.goals[i]) == (230, 209)
+    assert sim.buffer.meta["provenance"]["agents"] == apply_status(s).current["agents"]
+
+
+def test_branch_continues_recorded_agents_and_adds_new_ones(config):
+    s, sim = session_with_run(config, 25)
+    k = 17
+    s.execute(A.edit(s, "agents", [1], add_concepts=["old"] if config.agents.agents[1].kind is Kind.PEDESTRIAN
+                     else ["tiro"]))
+    s.execute(A.add(s, "agents", Kind.CAR, start=(10, 31)))
+    s.execute(A.delete(s, "agents", [0]))
+    cfg = branch_config(s.project.config, s.history, k, s.project.seed)
+    branch = new_simulation(cfg, seed=3)
+    names = list(branch.agents.names)
+    old = list(s.history.agents.names)
+    assert old[0] not in names and names[-1] not in old
+    kept = [old.index(n) for n in names[:-1]]
+    pos_k = np.asarray(s.history.array("positions")[k])
+    assert np.array_equal(branch.positions[:-1], pos_k[kept])
+    assert np.array_equal(branch.goals[:-1], np.asarray(s.history.goals(k))[kept])
+    assert tuple(branch.positions[-1]) == (10, 31)
+    meta = branch.buffer.meta
+    assert meta[BRANCH_KEY]["step"] == k and meta[BRANCH_KEY]["provenance"] == s.history.meta["provenance"]
+    assert meta["provenance"] == apply_status(s).current
+    branch.run(15)                                   # it simulates on
+    # a saved branch re-simulates exactly: the start scene travels in the (JSON) meta
+    again = new_simulation(start_config(s.project.config, json.loads(json.dumps(meta))), seed=3)
+    again.run(15)
+    assert np.array_equal(again.buffer.array("positions"), branch.buffer.array("positions"))
+    assert SCENE_KEY in meta
