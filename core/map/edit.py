@@ -1,0 +1,442 @@
+"""Cell edits of a city: the city editor's paint, rectangle, erase, eyedropper and move-block tools, and canvas
+resizing, as pure functions on a :class:`CityDraft` (no Qt; tests/core/map/test_edit.py).
+
+Why a raster draft: a city file lists streets and buildings as rectangles, but users paint cells. The draft keeps
+one int64 per cell packing what the specification can express — walking street, horizontal traffic street,
+vertical traffic street (both: an intersection; walking and traffic: a zebra crossing), building type, block id and
+building height — so every cell state a tool can make maps back to a specification
+(:meth:`CityDraft.to_spec`: rectangles found row/column-wise, block ids kept or assigned per city block) and from it
+to the derived layers (:mod:`core.map.derived`). Traffic keeps its orientation because the derived layers need it
+(a crossing is where a horizontal and a vertical street overlap; mid lanes run along a street's centre line).
+
+Every tool returns a :class:`Patch` — the bounding box of the change with the cells before and after — so an undo
+step stores only what changed (unlimited undo stays small) and applying or reverting it is one slice assignment.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+from scipy import ndimage
+
+from ..codes import BUILDING_CODES, BUILDING_NAMES
+from .layers import paint_streets
+from .model import Building, CityMap, Street
+
+__all__ = ["CityDraft", "Patch", "KINDS", "PAINT_KINDS", "brush_offsets", "stroke_cells", "plan_stroke",
+           "plan_rect", "pick", "block_rect", "plan_move", "resized"]
+
+# ---- the packed cell ---------------------------------------------------------------------------------------------
+WALK = 1
+TH = 2
+TV = 4
+BLD_SHIFT = 3           # 3 bits: building type code (0, 3..7)
+BLK_SHIFT = 6           # 16 bits: block id
+HGT_SHIFT = 22          # 16 bits: building height + 1 (0: none)
+_BLD_MASK = 7 << BLD_SHIFT
+_BLK_MASK = 0xFFFF << BLK_SHIFT
+_HGT_MASK = 0xFFFF << HGT_SHIFT
+_BUILDING_PART = _BLD_MASK | _BLK_MASK | _HGT_MASK
+
+#: What a paint tool can put on a cell (building types by their names).
+PAINT_KINDS: tuple[str, ...] = ("walking", "traffic_h", "traffic_v", "crossing") + tuple(BUILDING_CODES) + ("empty",)
+KINDS = PAINT_KINDS + ("traffic",)     # "traffic": the orientation follows the stroke (plan_stroke)
+
+
+def _check_kind(kind: str) -> None:
+    if kind not in PAINT_KINDS:
+        raise ValueError(f"unknown paint kind {kind!r} (expected one of {', '.join(PAINT_KINDS)})")
+
+
+def paint_values(sub: np.ndarray, mask: np.ndarray, kind: str) -> None:
+    """Put ``kind`` on the cells of ``sub`` (a packed block, changed in place) where ``mask`` is True.
+
+    Streets replace buildings and buildings replace streets (a cell is one or the other); traffic keeps the other
+    orientation's traffic (painting across a street makes an intersection) but drops a zebra marking; a crossing
+    only marks cells that already carry traffic.
+    """
+    _check_kind(kind)
+    v = sub[mask]
+    if kind == "empty":
+        v[:] = 0
+    elif kind == "walking":
+        v[:] = WALK
+    elif kind == "traffic_h":
+        v[:] = (v & TV) | TH
+    elif kind == "traffic_v":
+        v[:] = (v & TH) | TV
+    elif kind == "crossing":
+        v[:] = np.where(v & (TH | TV), v | WALK, v)
+    else:
+        v[:] = BUILDING_CODES[kind] << BLD_SHIFT
+    sub[mask] = v
+
+
+def kind_of(value: int) -> str:
+    """The paint kind that best describes one packed cell (the eyedropper's answer)."""
+    v = int(value)
+    bld = (v >> BLD_SHIFT) & 7
+    if bld:
+        return BUILDING_NAMES[bld]
+    if v & (TH | TV):
+        if v & WALK:
+            return "crossing"
+        return "traffic_v" if (v & TV) and not (v & TH) else "traffic_h"
+    return "walking" if v & WALK else "empty"
+
+
+@dataclass(frozen=True)
+class Patch:
+    """A change of the rectangle ``rows r0..r0+h-1, cols c0..c0+w-1``: packed cells ``before`` and ``after``."""
+
+    r0: int
+    c0: int
+    before: np.ndarray
+    after: np.ndarray
+
+    @property
+    def rect(self) -> tuple[int, int, int, int]:
+        """(top, left, bottom, right), inclusive."""
+        h, w = self.before.shape
+        return (self.r0, self.c0, self.r0 + h - 1, self.c0 + w - 1)
+
+    @property
+    def changed(self) -> bool:
+        return not np.array_equal(self.before, self.after)
+
+    def changed_cells(self) -> np.ndarray:
+        """(row, col) of every cell the patch changes, int [N, 2]."""
+        return np.argwhere(self.before != self.after) + (self.r0, self.c0)
+
+    def merged(self, later: "Patch") -> "Patch":
+        """One patch doing this one and then ``later`` (a paint stroke's segments become one undo step)."""
+        a0, a1 = self.rect, later.rect
+        top, left = min(a0[0], a1[0]), min(a0[1], a1[1])
+        bottom, right = max(a0[2], a1[2]), max(a0[3], a1[3])
+        after = np.zeros((bottom - top + 1, right - left + 1), np.int64)
+        before = np.zeros_like(after)
+        known = np.zeros(after.shape, bool)
+        # after: later's after where it covers, else this one's after (cells only this one touched)
+        _paste(after, self.after, self.r0 - top, self.c0 - left)
+        _paste(after, later.after, later.r0 - top, later.c0 - left)
+        # before: this one's before where it covers, else later's before (which equals the state this one left)
+        _paste(before, later.before, later.r0 - top, later.c0 - left)
+        _paste(before, self.before, self.r0 - top, self.c0 - left)
+        _paste(known, np.ones(self.before.shape, bool), self.r0 - top, self.c0 - left)
+        _paste(known, np.ones(later.before.shape, bool), later.r0 - top, later.c0 - left)
+        if not known.all():   # cells of the union box neither touched: unchanged, taken from the state in between
+            gap = ~known
+            before[gap] = after[gap] = -1
+        return Patch(top, left, before, after)
+
+
+def _paste(dst: np.ndarray, src: np.ndarray, r: int, c: int) -> None:
+    dst[r:r + src.shape[0], c:c + src.shape[1]] = src
+
+
+class CityDraft:
+    """The editable city: ``cells`` (int64 ``[H, W]``, packed as the module docstring says), its name and how it
+    was generated (kept until the first edit)."""
+
+    def __init__(self, cells: np.ndarray, name: str = "city", generator: dict | None = None) -> None:
+        self.cells = np.ascontiguousarray(cells, dtype=np.int64)
+        self.name = name
+        self.generator = generator
+
+    # ---- conversions ------------------------------------------------------------------------------------------
+    @classmethod
+    def from_city(cls, city: CityMap) -> "CityDraft":
+        h, w = city.shape
+        cover = paint_streets(h, w, city.streets)
+        cells = (cover.walking.astype(np.int64) * WALK | cover.traffic_h.astype(np.int64) * TH
+                 | cover.traffic_v.astype(np.int64) * TV)
+        for b in city.buildings:
+            rs = slice(max(b.row, 0), min(b.row + b.rows, h))
+            cs = slice(max(b.col, 0), min(b.col + b.cols, w))
+            hgt = 0 if b.height is None else min(int(b.height), 0xFFFE) + 1
+            cells[rs, cs] = ((BUILDING_CODES.get(b.kind, 0) << BLD_SHIFT) | (int(b.block) << BLK_SHIFT)
+                             | (hgt << HGT_SHIFT))
+        return cls(cells, city.name, dict(city.generator) if city.generator else None)
+
+    def copy(self) -> "CityDraft":
+        return CityDraft(self.cells.copy(), self.name, dict(self.generator) if self.generator else None)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (int(self.cells.shape[0]), int(self.cells.shape[1]))
+
+    def masks(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(walking, horizontal traffic, vertical traffic) bool masks."""
+        c = self.cells
+        return (c & WALK) != 0, (c & TH) != 0, (c & TV) != 0
+
+    def building_codes(self) -> np.ndarray:
+        return ((self.cells >> BLD_SHIFT) & 7).astype(np.int8)
+
+    # ---- patches ----------------------------------------------------------------------------------------------
+    def apply(self, patch: Patch, undo: bool = False) -> None:
+        """Put the patch's ``after`` (``undo``: its ``before``) into the draft (-1: a cell the patch leaves)."""
+        src = patch.before if undo else patch.after
+        dst = self.cells[patch.r0:patch.r0 + src.shape[0], patch.c0:patch.c0 + src.shape[1]]
+        keep = src < 0
+        if keep.any():
+            dst[~keep] = src[~keep]
+        else:
+            dst[...] = src
+
+    # ---- specification ----------------------------------------------------------------------------------------
+    def to_spec(self) -> tuple[tuple[Street, ...], tuple[Building, ...]]:
+        """Streets and buildings that paint exactly these cells (see the module docstring)."""
+        walk, th, tv = self.masks()
+        streets = (_traffic_streets(th, "horizontal") + _traffic_streets(tv, "vertical")
+                   + _walking_streets(walk))
+        regions, _ = ndimage.label(~(th | tv))
+        return tuple(streets), building_spec(self.cells, regions)[0]
+
+
+def building_spec(cells: np.ndarray, regions: np.ndarray) -> tuple[tuple[Building, ...], np.ndarray, np.ndarray]:
+    """Buildings of the packed ``cells`` (rectangles of one type, block and height) with the building-type (int8)
+    and block-id (int16) layers; ``regions`` labels the traffic-free city blocks (block ids are kept or assigned
+    per block, :func:`_assign_blocks`)."""
+    bld = ((cells >> BLD_SHIFT) & 7).astype(np.int8)
+    is_b = bld > 0
+    blk = np.zeros(cells.shape, np.int16)
+    if not is_b.any():
+        return (), bld, blk
+    ids = _assign_blocks(((cells >> BLK_SHIFT) & 0xFFFF).astype(np.int64), regions, is_b)
+    blk[is_b] = ids[is_b]
+    key = np.where(is_b, (bld.astype(np.int64) << BLD_SHIFT) | (ids << BLK_SHIFT) | (cells & _HGT_MASK), 0)
+    out = []
+    for (r0, c0, rows, cols), value in _rectangles(key):
+        hgt = (value >> HGT_SHIFT) & 0xFFFF
+        out.append(Building(BUILDING_NAMES[int((value >> BLD_SHIFT) & 7)], r0, c0, rows, cols,
+                            int((value >> BLK_SHIFT) & 0xFFFF), None if hgt == 0 else int(hgt - 1)))
+    return tuple(out), bld, blk
+
+
+def _runs_2d(mask_or_key: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Runs of equal non-zero values along each row: (row, start, stop, value) arrays."""
+    a = mask_or_key.astype(np.int64)
+    h, w = a.shape
+    pad = np.zeros((h, w + 2), np.int64)
+    pad[:, 1:-1] = a
+    change = pad[:, 1:] != pad[:, :-1]                 # [h, w+1]: a run starts/ends between k-1 and k
+    rows, cols = np.nonzero(change)
+    # consecutive boundaries in one row delimit a run of one value (0-valued runs are dropped)
+    same_row = rows[:-1] == rows[1:]
+    r, s, e = rows[:-1][same_row], cols[:-1][same_row], cols[1:][same_row]
+    vals = a[r, s] if len(r) else np.zeros(0, np.int64)
+    keep = vals != 0
+    return r[keep], s[keep], e[keep], vals[keep]
+
+
+def _rectangles(a: np.ndarray) -> list[tuple[tuple[int, int, int, int], int]]:
+    """Cover the non-zero cells of ``a`` with rectangles of one value: each row run merged with the identical runs
+    (same columns, same value) of the rows right below it. ((row, col, rows, cols), value), in raster order of their
+    top-left cells. Vectorised: runs are sorted by (start, stop, value, row) and a rectangle ends where that key
+    changes or a row is skipped."""
+    r, s, e, v = _runs_2d(a)
+    if not len(r):
+        return []
+    order = np.lexsort((r, v, e, s))
+    r, s, e, v = r[order], s[order], e[order], v[order]
+    new = np.ones(len(r), bool)
+    new[1:] = (s[1:] != s[:-1]) | (e[1:] != e[:-1]) | (v[1:] != v[:-1]) | (r[1:] != r[:-1] + 1)
+    starts = np.flatnonzero(new)
+    counts = np.diff(np.append(starts, len(r)))
+    top, left, right, val = r[starts], s[starts], e[starts], v[starts]
+    back = np.lexsort((left, top))
+    return [((int(top[i]), int(left[i]), int(counts[i]), int(right[i] - left[i])), int(val[i])) for i in back]
+
+
+def _traffic_streets(mask: np.ndarray, orientation: str) -> list[Street]:
+    """Traffic streets of one orientation: across-runs (the street's width) merged along the street."""
+    if orientation == "horizontal":   # a horizontal street: per column a vertical run = its width
+        rects = _rectangles(mask.T)
+        return [Street("traffic", "horizontal", c, r, rows, cols) for (r, c, rows, cols), _ in rects]
+    rects = _rectangles(mask)
+    return [Street("traffic", "vertical", r, c, rows, cols) for (r, c, rows, cols), _ in rects]
+
+
+def _walking_streets(mask: np.ndarray) -> list[Street]:
+    out = []
+    for (r, c, rows, cols), _ in _rectangles(mask):
+        if rows > cols:
+            out.append(Street("walking", "vertical", r, c, rows, cols))
+        else:
+            out.append(Street("walking", "horizontal", r, c, cols, rows))
+    return out
+
+
+def _assign_blocks(blk: np.ndarray, regions: np.ndarray, is_b: np.ndarray) -> np.ndarray:
+    """Block ids per building cell: an id shared by two city blocks stays with the block holding most of its cells
+    (the other gets a new id); unnumbered (painted) buildings take their block's id, or a new one."""
+    blk = blk.copy()
+    reg = regions[is_b]
+    ids = blk[is_b]
+    next_id = int(ids.max(initial=0)) + 1
+    numbered = ids > 0
+    span = int(regions.max(initial=0)) + 1
+    codes, counts = np.unique(ids[numbered] * span + reg[numbered], return_counts=True)
+    pairs = np.stack([codes // span, codes % span])
+    remap: dict[tuple[int, int], int] = {}
+    best: dict[int, tuple[int, int]] = {}
+    for (i, r), n in zip(pairs.T.tolist(), counts.tolist()):
+        if i not in best or n > best[i][1]:
+            best[i] = (r, n)
+    for i, r in pairs.T.tolist():
+        if best[i][0] != r:
+            remap[(i, r)] = next_id
+            next_id += 1
+    if remap:
+        for (i, r), new in remap.items():
+            blk[is_b & (blk == i) & (regions == r)] = new
+    region_id: dict[int, int] = {}
+    for (i, r) in pairs.T.tolist():
+        new = remap.get((i, r), i)
+        region_id[r] = min(region_id.get(r, new), new)
+    missing = is_b & (blk == 0)
+    if missing.any():
+        for r in np.unique(regions[missing]).tolist():
+            if r not in region_id:
+                region_id[r] = next_id
+                next_id += 1
+            blk[missing & (regions == r)] = region_id[r]
+    return blk
+
+
+# ---- tools --------------------------------------------------------------------------------------------------
+def brush_offsets(size: int) -> tuple[int, int]:
+    """(before, after) cells of a brush of ``size`` around its centre: 1 → (0, 0), 3 → (1, 1), 4 → (1, 2)."""
+    size = max(1, int(size))
+    return (size - 1) // 2, size // 2
+
+
+def stroke_cells(points: Sequence[tuple[int, int]]) -> np.ndarray:
+    """Every cell on the straight segments between consecutive ``points`` (a fast mouse leaves no gaps)."""
+    pts = np.asarray(points, np.int64).reshape(-1, 2)
+    if len(pts) < 2:
+        return pts
+    out = [pts[:1]]
+    for a, b in zip(pts[:-1], pts[1:]):
+        n = int(np.abs(b - a).max())
+        if n == 0:
+            continue
+        t = np.arange(1, n + 1) / n
+        out.append(np.rint(a + np.outer(t, b - a)).astype(np.int64))
+    return np.concatenate(out)
+
+
+def _clip_rect(shape, r0, c0, r1, c1):
+    h, w = shape
+    return max(r0, 0), max(c0, 0), min(r1, h - 1), min(c1, w - 1)
+
+
+def stroke_kind(kind: str, points: Sequence[tuple[int, int]]) -> str:
+    """``traffic`` becomes ``traffic_h`` or ``traffic_v`` by the stroke's main direction (a click: horizontal)."""
+    if kind != "traffic":
+        return kind
+    pts = np.asarray(points, np.int64).reshape(-1, 2)
+    d = np.abs(pts[-1] - pts[0]) if len(pts) else np.zeros(2)
+    return "traffic_v" if d[0] > d[1] else "traffic_h"
+
+
+def plan_stroke(draft: CityDraft, points: Sequence[tuple[int, int]], kind: str, size: int = 1) -> Patch | None:
+    """Paint ``kind`` with a square brush of ``size`` along ``points`` (cells); None when it lies off the map."""
+    kind = stroke_kind(kind, points)
+    _check_kind(kind)
+    cells = stroke_cells(points)
+    if not len(cells):
+        return None
+    lo, hi = brush_offsets(size)
+    r0, c0 = cells.min(axis=0) - lo
+    r1, c1 = cells.max(axis=0) + hi
+    r0, c0, r1, c1 = _clip_rect(draft.shape, int(r0), int(c0), int(r1), int(c1))
+    if r0 > r1 or c0 > c1:
+        return None
+    mask = np.zeros((r1 - r0 + 1, c1 - c0 + 1), bool)
+    for r, c in cells.tolist():
+        mask[max(r - lo - r0, 0):max(r + hi + 1 - r0, 0), max(c - lo - c0, 0):max(c + hi + 1 - c0, 0)] = True
+    before = draft.cells[r0:r1 + 1, c0:c1 + 1].copy()
+    after = before.copy()
+    paint_values(after, mask, kind)
+    return Patch(r0, c0, before, after)
+
+
+def plan_rect(draft: CityDraft, corner_a: tuple[int, int], corner_b: tuple[int, int], kind: str) -> Patch | None:
+    """Fill the rectangle between two corner cells (inclusive) with ``kind`` (``traffic``: along its long side)."""
+    (ra, ca), (rb, cb) = corner_a, corner_b
+    if kind == "traffic":
+        kind = "traffic_v" if abs(rb - ra) > abs(cb - ca) else "traffic_h"
+    _check_kind(kind)
+    r0, c0, r1, c1 = _clip_rect(draft.shape, min(ra, rb), min(ca, cb), max(ra, rb), max(ca, cb))
+    if r0 > r1 or c0 > c1:
+        return None
+    before = draft.cells[r0:r1 + 1, c0:c1 + 1].copy()
+    after = before.copy()
+    paint_values(after, np.ones(after.shape, bool), kind)
+    return Patch(r0, c0, before, after)
+
+
+def pick(draft: CityDraft, row: int, col: int) -> str | None:
+    """The eyedropper: the paint kind of a cell (None off the map)."""
+    h, w = draft.shape
+    if not (0 <= row < h and 0 <= col < w):
+        return None
+    return kind_of(draft.cells[row, col])
+
+
+def block_rect(draft: CityDraft, row: int, col: int) -> tuple[int, int, int, int] | None:
+    """The city block under a cell — the bounding box of the traffic-free area around it (its sidewalks, walkways
+    and buildings) — as (top, left, bottom, right); None on a traffic street or off the map."""
+    h, w = draft.shape
+    if not (0 <= row < h and 0 <= col < w):
+        return None
+    _, th, tv = draft.masks()
+    free = ~(th | tv)
+    if not free[row, col]:
+        return None
+    labels, _ = ndimage.label(free)
+    sl = ndimage.find_objects((labels == labels[row, col]).astype(np.int32))[0]
+    return (sl[0].start, sl[1].start, sl[0].stop - 1, sl[1].stop - 1)
+
+
+def plan_move(draft: CityDraft, rect: tuple[int, int, int, int], dr: int, dc: int) -> Patch | None:
+    """Move the cells of ``rect`` by (dr, dc): they replace what is at the destination, the place they leave is
+    emptied (parts moved off the map are dropped). None when nothing moves."""
+    if dr == 0 and dc == 0:
+        return None
+    top, left, bottom, right = _clip_rect(draft.shape, *rect)
+    if top > bottom or left > right:
+        return None
+    h, w = draft.shape
+    r0, c0 = min(top, top + dr), min(left, left + dc)
+    r1, c1 = max(bottom, bottom + dr), max(right, right + dc)
+    r0, c0, r1, c1 = _clip_rect(draft.shape, r0, c0, r1, c1)
+    before = draft.cells[r0:r1 + 1, c0:c1 + 1].copy()
+    after = before.copy()
+    content = draft.cells[top:bottom + 1, left:right + 1].copy()
+    after[top - r0:bottom - r0 + 1, left - c0:right - c0 + 1] = 0
+    dt, dl = top + dr, left + dc                      # destination top-left (may lie partly off the map)
+    sr0, sc0 = max(0, -dt), max(0, -dl)
+    sr1 = min(content.shape[0], h - dt)
+    sc1 = min(content.shape[1], w - dl)
+    if sr0 < sr1 and sc0 < sc1:
+        after[dt + sr0 - r0:dt + sr1 - r0, dl + sc0 - c0:dl + sc1 - c0] = content[sr0:sr1, sc0:sc1]
+    return Patch(r0, c0, before, after)
+
+
+def resized(draft: CityDraft, height: int, width: int, anchor: tuple[int, int] = (0, 0)) -> CityDraft:
+    """A draft of ``height`` × ``width`` with the old cells placed at ``anchor`` (row, col offset; negative values
+    crop from the top/left); new cells are empty."""
+    if height < 1 or width < 1:
+        raise ValueError(f"a city needs at least 1x1 cells, got {height}x{width}")
+    out = np.zeros((int(height), int(width)), np.int64)
+    h, w = draft.shape
+    ar, ac = int(anchor[0]), int(anchor[1])
+    sr0, sc0 = max(0, -ar), max(0, -ac)
+    sr1, sc1 = min(h, height - ar), min(w, width - ac)
+    if sr0 < sr1 and sc0 < sc1:
+        out[ar + sr0:ar + sr1, ac + sc0:ac + sc1] = draft.cells[sr0:sr1, sc0:sc1]
+    return CityDraft(out, draft.name, None)
