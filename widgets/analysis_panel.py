@@ -28,7 +28,7 @@ class DependencyGraphView(QtWidgets.QGraphicsView):
         super().__init__(parent)
         self.setScene(QtWidgets.QGraphicsScene(self))
         self.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
-        self.setMinimumHeight(120)
+        self.setMinimumHeight(50)
         self.node_items: dict[str, QtWidgets.QGraphicsEllipseItem] = {}
 
     def show_graph(self, graph: Any | None) -> None:
@@ -109,13 +109,15 @@ class AnalysisPanel(QtWidgets.QWidget):
         self.cancel_button = QtWidgets.QPushButton("Cancel")
         self.cancel_button.setEnabled(False)
         self.deadlock_k = QtWidgets.QComboBox()
-        for k, text in ((2, "deadlocks: k = 2"), (3, "deadlocks: k = 3"), (0, "no deadlock search")):
+        for k, text in ((2, "deadlocks ≤ 2"), (3, "deadlocks ≤ 3"), (0, "no deadlocks")):
             self.deadlock_k.addItem(text, k)
         self.deadlock_k.setToolTip("Largest number of agents the deadlock search places around the intersection")
         row.addWidget(self.analyze_button)
         row.addWidget(self.cancel_button)
         row.addWidget(self.deadlock_k)
         row.addStretch(1)
+        self.load_button = QtWidgets.QPushButton("Load as scene")
+        row.addWidget(self.load_button)
         lay.addLayout(row)
         self.status = QtWidgets.QLabel("Press F7 to analyse the rules.")
         self.status.setWordWrap(True)
@@ -131,17 +133,16 @@ class AnalysisPanel(QtWidgets.QWidget):
         self.tree.setHeaderLabels(["Finding", "Line"])
         self.tree.setColumnWidth(0, 330)
         self.tree.setWordWrap(True)
+        self.tree.setMinimumHeight(50)
         split.addWidget(self.tree)
         self.graph = DependencyGraphView()
         split.addWidget(self.graph)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 1)
         lay.addWidget(split, 1)
-        self.load_button = QtWidgets.QPushButton("Load as scene")
         self.load_button.setToolTip("Place the agents of the selected conflict witness or deadlock on the map "
                                     "(a new recording starting in that state); then step it")
         self.load_button.setEnabled(False)
-        lay.addWidget(self.load_button)
         self.analyze_button.clicked.connect(self.analyzeRequested)
         self.cancel_button.clicked.connect(self.cancelRequested)
         self.tree.currentItemChanged.connect(self._on_current)

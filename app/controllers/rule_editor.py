@@ -28,12 +28,16 @@ from core.studio.rule_commands import (AddConceptPredicate, EditRuleText, Remove
                                        SetPredicateParams, concept_groundings)
 
 from ..features import FeatureSpec, register
-from ..panels import RIGHT, PanelSpec, register as register_panel
+from ..panels import BOTTOM, RIGHT, PanelSpec, register as register_panel
 
 __all__ = ["RuleEditorController", "DEBOUNCE_MS"]
 
 #: Quiet time after a keystroke before the diagnostics run (ms). Typing faster than this runs them once per pause.
 DEBOUNCE_MS = 60
+#: Height (px) the rule editor dock takes when it is opened shorter (it shares the bottom area with the timeline).
+RULE_EDITOR_HEIGHT = 300
+#: Height (px) the analysis and ontology panels take when opened shorter (they share a column with the Inspector).
+PANEL_HEIGHT = 420
 
 
 class RuleEditorController(QtCore.QObject):
@@ -114,6 +118,9 @@ class RuleEditorController(QtCore.QObject):
         if dock is not None:
             dock.show()
             dock.raise_()
+            want = RULE_EDITOR_HEIGHT if name == "rule_editor" else PANEL_HEIGHT
+            if not dock.isFloating() and dock.height() < want:   # taken from the panel above / the map
+                self.window.resizeDocks([dock], [want], QtCore.Qt.Orientation.Vertical)
 
     # ---- documents ----------------------------------------------------------------------------------------------
     def load_project(self) -> None:
@@ -471,10 +478,10 @@ def _analysis_panel(session: Any, jobs: Any) -> QtWidgets.QWidget:
     return AnalysisPanel()
 
 
-register_panel(PanelSpec("rule_editor", "Rule editor", RIGHT, _rule_editor_panel, visible=False,
-                         tabify_with="inspector", width=520))
+register_panel(PanelSpec("rule_editor", "Rule editor", BOTTOM, _rule_editor_panel, visible=False,
+                         tabify_with="timeline"))
 register_panel(PanelSpec("ontology_editor", "Ontology editor", RIGHT, _ontology_panel, visible=False,
-                         tabify_with="statistics"))
+                         tabify_with="statistics", open_height=380))
 register_panel(PanelSpec("rule_analysis", "Rule analysis", RIGHT, _analysis_panel, visible=False,
-                         tabify_with="statistics"))
+                         tabify_with="statistics", open_height=420))
 register(FeatureSpec("rule_editor", lambda host: RuleEditorController(host)))
