@@ -170,9 +170,9 @@ class SimWorker(QtCore.QObject):
         self.checkpoints.clear()
         self.interventions = []
         try:
-            from core.sim.simulation import Simulation
+            from core.studio.apply import new_simulation   # from step 0, or an agent editor branch's scene
 
-            sim = made if made is not None else Simulation(config, seed=seed, record=True)
+            sim = made if made is not None else new_simulation(config, seed=seed, record=True)
         except Exception as exc:  # noqa: BLE001 - reported to the GUI
             self._fail("could not start the simulation", exc)
             return False
@@ -346,9 +346,12 @@ class SimWorker(QtCore.QObject):
         if self.breakpoints:
             hit = check_breakpoints(self.breakpoints, sim.buffer, k, resume_from=resume_from)
             if hit is not None:
+                # frames, then the hit, then "not playing": the GUI must learn why playback stops before it
+                # learns that it stopped, or it may show the newest state as a plain stop in between (a test
+                # waiting for "not playing" read state k + 1 instead of the hit's state k)
                 self._flush(batch)
-                self._set_playing(False)
                 self.breakpointHit.emit(self.gen, hit)
+                self._set_playing(False)
                 return False
         return True
 

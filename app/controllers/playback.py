@@ -22,6 +22,7 @@ from core.project import Project
 from core.sim.episode import EpisodeBuffer
 from core.sim.events import check_breakpoints
 from core.sim.frames import apply_frame
+from core.studio.apply import start_config
 from core.studio.commands import ForceAction
 from core.studio.problems import blocking_message, collect
 from core.studio.session import Session
@@ -109,8 +110,8 @@ class PlaybackController(QtCore.QObject):
             return
         if s.history is not None:
             self.syncing = True
-            self.sim.sync(project.config, int(s.history.meta.get("seed", project.seed)), s.positions(),
-                          s.interventions)
+            self.sim.sync(start_config(project.config, s.history.meta), int(s.history.meta.get("seed", project.seed)),
+                          s.positions(), s.interventions)   # start_config: a branch re-simulates from its scene
         else:
             self.syncing = False
             self.sim.reset(project.config, project.seed)
@@ -165,9 +166,9 @@ class PlaybackController(QtCore.QObject):
         if gen != self.sim.gen:
             return
         self.live = False
+        self.set_cursor(min(hit.show, self.session.num_steps))   # before anyone hears that playback stopped
         self._changed()
         self.shell.status(f"Breakpoint: {hit.text}")
-        self.set_cursor(min(hit.show, self.session.num_steps))
 
     def _on_worker_failed(self, gen: int, error: Any) -> None:
         """The simulation stopped on an error (its dialog comes from the job runner; the worker has rolled a failed
