@@ -27,6 +27,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 FEATURE_MODULES: list[str] = [
     "app.controllers.city_editor",      # city editor mode and the Problems panel (issue 11)
     "app.controllers.rule_editor",      # rule and ontology editors, rule analysis (issue 12)
+    "app.controllers.agent_editor",     # agent editor dock, start/goal picking, Apply (issue 11)
 ]
 
 

@@ -1,0 +1,99 @@
+"""The agent editor in the studio (pytest-qt, real widgets, actions and mouse events): edit an agent, undo it from
+the Edit menu, place a car's start and goal by clicking the map, Apply from step 0 and simulate, refuse Apply on an
+invalid combination, and branch from a shown step with an added agent."""
+from __future__ import annotations
+
+import numpy as np
+from PySide6 import QtCore
+
+from core.codes import Kind
+from core.studio import agent_sets as A
+from core.studio.apply import BRANCH_KEY, apply_status
+from tests.support.studio import WAIT, simulate
+
+Qt = QtCore.Qt
+
+
+def editor(win, qtbot):
+    ctl = win.features["agent_editor"]
+    qtbot.keyClick(win, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    qtbot.waitUntil(lambda: win.docks["agent_editor"].isVisible(), timeout=WAIT)
+    return ctl, ctl.panel
+
+
+def first_car(win) -> int:
+    return next(i for i, a in enumerate(win.session.project.config.agents) if a.kind is Kind.CAR)
+
+
+def test_edit_undo_place_on_map_apply_and_simulate(studio, qtbot):
+    win = studio
+    ctl, panel = editor(win, qtbot)
+    n = panel.table.rowCount()
+    assert n == len(win.session.project.config.agents) > 0
+    qtbot.mouseClick(panel.add_ped, Qt.MouseButton.LeftButton)
+    assert panel.table.rowCount() == n + 1 and panel.selected_rows() == [n]
+    win.actions_by_name["undo"].trigger()                                  # Edit ▸ Undo
+    assert panel.table.rowCount() == n and len(win.session.project.config.agents) == n
+
+    row = first_car(win)
+    panel.select_rows([row])
+    col = 4 + panel.concepts.index("ambulance")
+    panel.table.item(row, col).setCheckState(Qt.CheckState.Checked)       # tick a concept check box
+    assert "ambulance" in win.session.project.config.agents.agents[row].concepts
+    pcol = 4 + panel.concepts.index("old")
+    assert not panel.table.item(row, pcol).flags() & Qt.ItemFlag.ItemIsUserCheckable   # not a car's concept
+
+    # start and goal by clicking the map
+    qtbot.mouseClick(panel.pick_start, Qt.MouseButton.LeftButton)
+    vp = win.map.viewport()
+    qtbot.mouseClick(vp, Qt.MouseButton.LeftButton, pos=win.map.tools.viewport_pos_of_cell(10, 31))
+    qtbot.waitUntil(lambda: win.session.project.config.agents.agents[row].start == (10, 31), timeout=WAIT)
+    qtbot.mouseClick(vp, Qt.MouseButton.LeftButton, pos=win.map.tools.viewport_pos_of_cell(230, 209))
+    qtbot.waitUntil(lambda: win.session.project.config.agents.agents[row].goal == (230, 209), timeout=WAIT)
+    assert not win.map.tools.active                                       # the tool is put down after the goal
+    name = win.session.project.config.agents.agents[row].name
+    assert sorted(ctl.marker_cells()) == [(name, "goal", (230, 209)), (name, "start", (10, 31))]
+    assert panel.table.item(row, panel.table.columnCount() - 2).text() == "(10, 31)"
+    assert apply_status(win.session).pending and "Apply" in panel.provenance.text()
+
+    # Apply from step 0 (Ctrl+Return), then simulate
+    win.answers["reset"] = "reset"
+    ctl.apply_action.trigger()
+    qtbot.waitUntil(lambda: win.history is not None and not apply_status(win.session).pending, timeout=WAIT)
+    assert tuple(np.asarray(win.history.array("positions")[0][row])) == (10, 31)
+    assert "ambulance" in win.history.agents.concept_names(row)
+    assert "matches the edits" in panel.provenance.text()
+    simulate(qtbot, win, 5)
+    assert win.num_steps >= 5
+
+
+def test_apply_is_refused_on_errors_and_says_why(studio, qtbot):
+    win = studio
+    ctl, panel = editor(win, qtbot)
+    ped = next(i for i, a in enumerate(win.session.project.config.agents) if a.kind is Kind.PEDESTRIAN)
+    ctl.run(A.edit(win.session, ctl.tab, [ped], add_concepts=["ambulance"]))   # a pedestrian with "ambulance"
+    gen = win.controller.gen
+    qtbot.mouseClick(panel.apply_restart, Qt.MouseButton.LeftButton)
+    assert win.controller.gen == gen                                      # nothing was started
+    assert panel.refusal.isVisible() and "ambulance" in panel.refusal.text()
+    qtbot.waitUntil(lambda: win.docks["problems"].isVisible(), timeout=WAIT)
+    assert "ambulance" in win.statusBar().currentMessage() or "ambulance" in win.last_message
+    assert panel.table.item(ped, 1).toolTip().startswith("error:")
+
+
+def test_branch_from_the_shown_step_with_an_added_agent(studio, qtbot):
+    win = studio
+    ctl, panel = editor(win, qtbot)
+    simulate(qtbot, win, 12)
+    win.set_cursor(8)
+    old = np.asarray(win.history.array("positions")[8]).copy()
+    names = list(win.history.agents.names)
+    qtbot.mouseClick(panel.add_car, Qt.MouseButton.LeftButton)
+    win.answers["apply_branch"] = "branch"
+    qtbot.mouseClick(panel.apply_branch, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: win.history is not None and len(win.history.agents) == len(names) + 1, timeout=WAIT)
+    meta = win.history.meta
+    assert meta[BRANCH_KEY]["step"] == 8 and win.num_steps == 0
+    assert np.array_equal(np.asarray(win.history.array("positions")[0])[:len(names)], old)
+    assert "branched at step 8" in panel.provenance.text()
+    simulate(qtbot, win, 3)
