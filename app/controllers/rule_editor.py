@@ -198,14 +198,16 @@ class RuleEditorController(QtCore.QObject):
         self.diagnosed.emit(key)
 
     def problems(self, session: Any) -> list[problem_registry.Problem]:
-        """The Problems checker ``rules``: the latest diagnostics of every rule document."""
+        """The Problems checker ``rules``: the latest diagnostics of every rule document. They do not stop the
+        simulation (``blocks=False``): it runs the rules last applied, which always load; Apply refuses a text with
+        errors."""
         out = []
         ws = self.workspace
         for key, diags in self.diagnostics.items():
             title = ws.documents[key].title if ws is not None and key in ws.documents else key
             for d in diags:
                 out.append(problem_registry.Problem(d.severity, d.message, "rules", file=title, line=d.line,
-                                                    column=d.col, code=d.code))
+                                                    column=d.col, code=d.code, blocks=False))
         return out
 
     def _refresh_problems_panel(self) -> None:

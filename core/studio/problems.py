@@ -29,6 +29,9 @@ class Problem:
     line: int | None = None
     column: int | None = None
     code: str = ""
+    #: False for an error in something the simulation does not run yet (a rule text not applied): listed, but it
+    #: does not stop the simulation
+    blocks: bool = True
 
     @property
     def is_error(self) -> bool:
@@ -72,7 +75,7 @@ def collect(session: Any, only: Iterable[str] | None = None) -> list[Problem]:
 
 def blocking_message(problems: Iterable[Problem], limit: int = 3) -> str | None:
     """Why a simulation may not start ("2 errors: …"), or None when there is no error."""
-    errors = [p for p in problems if p.is_error]
+    errors = [p for p in problems if p.is_error and p.blocks]
     if not errors:
         return None
     shown = "; ".join(f"{p.message}" + (f" ({p.location()})" if p.location() else "") for p in errors[:limit])
