@@ -94,6 +94,10 @@ class MapToolHost(QtCore.QObject):
         self.highlight_item.setVisible(False)
         view.vb.addItem(self.highlight_item)
         self.highlighted: tuple[tuple[int, int], ...] = ()
+        self.overlay_item = pg.ImageItem(axisOrder="row-major")   # a tool's translucent layer (e.g. lanes)
+        self.overlay_item.setZValue(2.5)
+        self.overlay_item.setVisible(False)
+        view.vb.addItem(self.overlay_item)
 
     # ---- the tool ---------------------------------------------------------------------------------------------
     @property
@@ -154,6 +158,9 @@ class MapToolHost(QtCore.QObject):
             return False
         t = ev.type()
         E = QtCore.QEvent.Type
+        if obj is self.view and t == E.ShortcutOverride and ev.key() == Qt.Key.Key_Escape:
+            ev.accept()              # Escape belongs to the tool, not to the window's Deselect shortcut
+            return True
         if obj is self.view and t == E.KeyPress:
             if ev.key() == Qt.Key.Key_Escape:
                 self.escape()
@@ -250,3 +257,40 @@ class MapToolHost(QtCore.QObject):
             return
         self.highlight_item.setData(x=arr[:, 1] + 0.5, y=arr[:, 0] + 0.5)
         self.highlight_item.setVisible(True)
+
+    def set_overlay(self, rgba: np.ndarray | None) -> None:
+        """A translucent ``[H, W, 4]`` layer over the map (None: none), e.g. the city editor's lanes."""
+        if rgba is None:
+            self.overlay_item.setVisible(False)
+            return
+        self.overlay_item.setImage(rgba, autoLevels=False, levels=(0, 255))
+        self.overlay_item.setVisible(True)
+
+
+# ---- redrawing an edited city -------------------------------------------------------------------------------------
+def paint_cells(view: Any, r0: int, c0: int, rgb: np.ndarray) -> None:
+    """Recolour the cells from (r0, c0) with ``rgb`` (``[h, w, 3]`` uint8) in the shown map image at once: the
+    instant feedback of a stroke before the derived layers are settled."""
+    img = view.map_item.image
+    if img is None:
+        return
+    h, w = rgb.shape[:2]
+    img[r0:r0 + h, c0:c0 + w] = rgb
+    view.map_item.updateImage()
+
+
+def redraw_city(view: Any, city: Any, rgb: np.ndarray, inter_rgba: np.ndarray) -> None:
+    """Show an edited ``city`` (its colours ``rgb`` and intersection overlay given): same size — the view keeps its
+    place and the agents drawn; another size (a resized canvas) — a fresh :meth:`set_city`."""
+    old = view.city
+    if old is None or tuple(old.shape) != tuple(city.shape):
+        view.set_city(city)
+        return
+    view.city = city
+    view.map_item.setImage(np.ascontiguousarray(rgb), autoLevels=False, levels=(0, 255))
+    view.inter_item.setImage(inter_rgba, autoLevels=False, levels=(0, 255))
+    if getattr(view, "_renderer", None) is not None:   # icon art is composed on the city: make it again
+        view._renderer = None
+        view._last_frame = None
+        if view.scene_data is not None and view.style == "icons":
+            view.show_scene(view.scene_data)

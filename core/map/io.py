@@ -14,6 +14,7 @@ import yaml
 
 from ..codes import BUILDING_CODES
 from ..errors import ConfigError
+from ..fileio import atomic_write_text
 from ..yamlio import LocatedDict, LocatedList, expect, load_yaml, loads_yaml, reject_unknown_keys, yaml_type_name
 from .layers import derive_layers
 from .model import Building, CityMap, Street
@@ -156,5 +157,5 @@ def dumps_map(city: CityMap, header: str | None = None) -> str:
 
 
 def save_map(city: CityMap, path: str | Path, header: str | None = None) -> None:
-    """Write ``city`` to ``path`` in our format."""
-    Path(path).write_text(dumps_map(city, header), encoding="utf-8")
+    """Write ``city`` to ``path`` in our format (atomically: an interrupted save leaves the old file whole)."""
+    atomic_write_text(path, dumps_map(city, header))

@@ -1,0 +1,104 @@
+"""City editor mode in the studio (app/controllers/city_editor.py) through the real event loop: E turns it on,
+T picks the traffic tool, a mouse stroke on the map paints (one undo step, the map shows the new cells at once),
+Ctrl+Z undoes it, an edit that breaks the city shows in Problems (click leads to the cells) and stops the
+simulation from stepping; New city and export/import round trip."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from core.codes import BUILDING_CODES
+from core.view.city_draft import PAINT_RGB
+from tests.support.studio import close_window, open_window
+
+pytest.importorskip("pytestqt")
+
+from PySide6 import QtCore  # noqa: E402
+
+Qt = QtCore.Qt
+
+
+def _stroke(qtbot, win, cells):
+    vp = win.map.viewport()
+    pos = [win.map.tools.viewport_pos_of_cell(r, c) for r, c in cells]
+    qtbot.mousePress(vp, Qt.MouseButton.LeftButton, pos=pos[0])
+    for p in pos[1:]:
+        qtbot.mouseMove(vp, p)
+    qtbot.mouseRelease(vp, Qt.MouseButton.LeftButton, pos=pos[-1])
+
+
+@pytest.fixture
+def win(qtbot, tmp_path):
+    w = open_window(qtbot, tmp_path / "s.ini")
+    w.activateWindow()
+    w.map.setFocus()
+    yield w
+    close_window(w)
+
+
+def test_paint_undo_validate_and_refuse_to_simulate(qtbot, win):
+    ed = win.features["city_editor"]
+    cfg = win.session.project.config
+    qtbot.keyClick(win, Qt.Key.Key_E)
+    assert ed.on and win.map.tools.active and win.docks["problems"].isVisible()
+    win.map.vb.setRange(QtCore.QRectF(0, 0, 60, 60), padding=0)     # zoom in on the top-left block
+    qtbot.wait(50)
+    qtbot.keyClick(win, Qt.Key.Key_1)                               # House
+    assert ed.tool_key == "House"
+    before = cfg.city
+    _stroke(qtbot, win, [(13, 20), (13, 26), (13, 30)])
+    assert cfg.city is not before
+    assert (cfg.city.building[13, 20:31] == BUILDING_CODES["House"]).all()
+    assert tuple(win.map.map_item.image[13, 25]) == PAINT_RGB["House"]         # drawn at once
+    assert win.session.stack.count == 1 and win.session.stack.undo_text() == "Paint House"
+    qtbot.keyClick(win, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert cfg.city is before and tuple(win.map.map_item.image[13, 25]) != PAINT_RGB["House"]
+
+    # erase across the top traffic street: a dead end -> an error in Problems, stepping refused
+    qtbot.keyClick(win, Qt.Key.Key_X)
+    ed.size_spin.setValue(1)
+    rect_start, rect_end = (0, 30), (10, 30)
+    qtbot.keyClick(win, Qt.Key.Key_R)
+    assert ed.tool_key == "rect" and ed.kind == "empty"
+    _stroke(qtbot, win, [rect_start, (5, 30), rect_end])
+    assert (cfg.city.street[0:11, 30] == 0).all()
+    ctl = win.features["problems"]
+    problems = ctl.refresh_now()
+    errors = [p for p in problems if p.is_error and p.source == "city"]
+    assert errors, problems
+    panel = win.panels.widget("problems")
+    panel.activate_row(0)
+    assert win.map.tools.highlighted == errors[0].cells
+    steps = win.num_steps
+    qtbot.keyClick(win, Qt.Key.Key_F10)
+    qtbot.wait(200)
+    assert win.num_steps == steps and "Cannot simulate a step" in win.last_message
+    qtbot.keyClick(win, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert [p for p in ctl.refresh_now() if p.is_error] == []
+    qtbot.keyClick(win, Qt.Key.Key_E)                               # leave the mode: the map pans again
+    assert not ed.on and not win.map.tools.active
+
+
+def test_new_city_resize_export_and_import(qtbot, win, tmp_path):
+    from core.map.generate import generate_city
+
+    ed = win.features["city_editor"]
+    cfg = win.session.project.config
+    small = generate_city(7, blocks=(2, 2))
+    ed.replace(small, "New city")
+    assert cfg.city is small and win.map.city is small
+    ed.resize(small.height + 10, small.width, (0, 0))
+    assert cfg.city.shape == (small.height + 10, small.width) and win.map.city.shape == cfg.city.shape
+    out = tmp_path / "city.yaml"
+    ed.export_city(out)
+    assert out.read_text().startswith("# LogiCity Studio city map")
+    win.session.stack.undo()
+    assert cfg.city is small
+    assert ed.import_city(out)
+    assert cfg.city.shape == (small.height + 10, small.width)
+    assert np.array_equal(cfg.city.building[:small.height], small.building)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("version: 1\nsize: [10, 10]\nstreets: 3\n")
+    win.last_error = None
+    assert not ed.import_city(bad)
+    assert win.last_error is not None and "bad.yaml" in win.last_error[1]
