@@ -220,7 +220,7 @@ class _WideClause:
             acc = u if acc is None else acc & u
         assert acc is not None
         for pred, (i, j), positive in self.pairs:
-            b = interp.binary_local(pred)[rows]
+            b = interp.binary_rows(pred, rows)
             if i > j:
                 b, (i, j) = b.transpose(0, 2, 1), (j, i)
             shape = [r] + [1] * m
@@ -249,13 +249,12 @@ class _WideClause:
         body = np.zeros(e, dtype=bool)
         wit = _minus_ones((e, self.m))
         chunk = max(1, JOIN_LIMIT // cost)
-        binary = {pred: interp.binary_local(pred) for pred, _, _ in self.pairs}
         for start in range(0, len(rows), chunk):
             part = rows[start:start + chunk]
             unary = [t1[idx[:, None], part].all(axis=0) for idx in self.per_var]
             tables = []
             for pred, (i, j), positive in self.pairs:
-                b = binary[pred][part]
+                b = interp.binary_rows(pred, part)
                 if i > j:
                     b = b.transpose(0, 2, 1)
                 tables.append(b if positive else ~b)

@@ -75,6 +75,11 @@ class Interpretation:
     def binary_local(self, pred: str) -> np.ndarray:  # pragma: no cover - interface
         raise NotImplementedError
 
+    def binary_rows(self, pred: str, rows: np.ndarray) -> np.ndarray:
+        """``binary_local(pred)[rows]``: the [len(rows), K, K] tables of some views only (the compiled engine's
+        clauses with two free variables need them for the egos whose ego literals hold, often a few)."""
+        return self.binary_local(pred)[rows]
+
     def var_slices(self, keys: Sequence[tuple[str, str]]) -> np.ndarray:
         """The compiled engine's one-variable truth slices, stacked: bool [S, E, K] for keys
         ``("valid", "")`` (the domain mask), ``("u", P)`` = P(V), ``("bxv", P)`` = P(X, V), ``("bvx", P)`` =
@@ -736,6 +741,13 @@ class Grounding(Interpretation):
                     self._binary_local[pred] = v
         return v
 
+    def binary_rows(self, pred: str, rows: np.ndarray) -> np.ndarray:
+        full = self._binary_local.get(pred)
+        if full is not None or self._dense is not None:
+            return self.binary_local(pred)[rows]
+        ent, valid = self.ent[rows], self.valid[rows]   # large scene: ground those views only
+        return self._compute_binary(self.ontology[pred], _PairGeom.local(self._pos, ent, valid))
+
     # Gather plans (why): the compiled engine reads ~15 one-variable slices per step. In a dense scene each is
     # "flat buffer at (row offset + per-view position offset)", where the per-view offsets depend only on the
     # slice kind (P(V): ent, P(X, V): ego·N + ent, ...), so all slices come out of one integer-array gather.
@@ -785,7 +797,7 @@ class Grounding(Interpretation):
 
     def var_slices(self, keys: Sequence[tuple[str, str]]) -> np.ndarray:
         if self._flat is None:
-            return super().var_slices(keys)
+            return self._sparse_var_slices(keys)
         plan = self._slice_plan(tuple(keys))
         if plan.needs_unary:
             self._unary_rows()
@@ -799,9 +811,59 @@ class Grounding(Interpretation):
         out &= self.valid  # padding entries (ent = -1) read arbitrary buffer positions
         return out
 
+    def _sparse_var_slices(self, keys: Sequence[tuple[str, str]]) -> np.ndarray:
+        """:meth:`var_slices` of a large scene (no global pair tables): each binary slice is grounded on its own
+        [E, K] pairs — (ego, V) for P(X, V), (V, ego) for P(V, X) — instead of gathering it from the view's full
+        [E, K, K] table, which costs K times more and of which the compiled engine reads only these slices.
+        P(V, V) is False (every binary grounding is False on a pair of equal agents). Values equal the full
+        tables' (a binary predicate is a pure function of the global pair; the CollidingClose coins are drawn
+        once per step in :meth:`Grounder.ground` and only read here); a table already built is sliced instead."""
+        out = np.empty((len(keys),) + self.valid.shape, dtype=bool)
+        geoms: dict[str, _PairGeom] = {}
+        for i, (kind, p) in enumerate(keys):
+            if kind == "valid":
+                out[i] = self.valid
+            elif kind == "u":
+                out[i] = self.unary_local(p)
+            elif kind == "bvv":
+                out[i] = False
+            else:
+                full = self._binary_local.get(p)
+                if full is not None:
+                    out[i] = full[:, 0, :] if kind == "bxv" else full[:, :, 0]
+                    continue
+                geom = geoms.get(kind)
+                if geom is None:
+                    geom = geoms[kind] = self._ego_pairs(kind, geoms)
+                np.logical_and(self._compute_binary(self.ontology[p], geom), self.valid, out=out[i])
+        return out
+
+    def _ego_pairs(self, kind: str, made: Mapping[str, _PairGeom]) -> _PairGeom:
+        """Geometry of the pairs (ego, V) ("bxv") or (V, ego) ("bvx") of every view, [E, K]; the second is the
+        first mirrored (offsets negated, same distances and mask), so only one is computed from positions."""
+        ego, ent = self.ent[:, :1].astype(np.int64), self.ent.astype(np.int64)
+        a, b = (ego, ent) if kind == "bxv" else (ent, ego)
+        other = made.get("bvx" if kind == "bxv" else "bxv")
+        if other is None:
+            p = self._pos.astype(np.int32)
+            pe, pv = p[self.ent[:, 0]], p[self.ent]   # [E, 2], [E, K, 2]; padding (-1) masked by ok
+            dr = pv[..., 0] - pe[:, None, 0]
+            dc = pv[..., 1] - pe[:, None, 1]
+            if kind == "bvx":
+                dr, dc = -dr, -dc
+            ok = self.valid.copy()
+            ok[:, 0] = False   # the ego itself: a pair of equal agents
+            return _PairGeom(a, b, dr, dc, ok)
+        mirrored = _PairGeom(a, b, -other.dr, -other.dc, other.ok)
+        return mirrored
+
     def ego_slices(self, keys: Sequence[tuple[str, str]]) -> np.ndarray:
-        if self._flat is None:
-            return super().ego_slices(keys)
+        if self._flat is None:  # P(X, X) is False for every binary grounding (see _sparse_var_slices)
+            out = np.zeros((len(keys), self.valid.shape[0]), dtype=bool)
+            for i, (kind, p) in enumerate(keys):
+                if kind == "u":
+                    out[i] = self.unary_local(p)[:, 0]
+            return out
         keys = tuple(keys)
         plans = self.grounder._slice_plans
         plan = plans.get(("ego", keys))
