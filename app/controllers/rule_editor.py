@@ -354,6 +354,15 @@ class RuleEditorController(QtCore.QObject):
     def _playback(self) -> Any:
         return self.window.playback
 
+    def _set_config(self, config: Any) -> None:
+        """The project now runs ``config``; the inspector explains with its program from now on."""
+        self.session.project.config = config
+        drawing = getattr(self.window, "drawing", None)
+        if drawing is not None:
+            from core.view.inspect import Inspector
+
+            drawing.inspector_model = Inspector(config)
+
     def apply_from_start(self) -> bool:
         """Give the simulation the edited rules and restart it from the seed (asks first when steps are recorded)."""
         pb, s = self._playback(), self.session
@@ -367,7 +376,7 @@ class RuleEditorController(QtCore.QObject):
         config = self._edited_config()
         if config is None:
             return False
-        s.project.config = config
+        self._set_config(config)
         pb.reset_simulation(confirm=False)
         self.window.status("Applied the edited rules: re-simulating from step 0.")
         return True
@@ -393,7 +402,7 @@ class RuleEditorController(QtCore.QObject):
             return False
         pb.pause()
         s.restart()
-        s.project.config = config
+        self._set_config(config)
         self.window.controller.reset_scene(config, None, s.project.seed, k)
         self.window.status(f"Applied the edited rules from step {k}: the new recording starts in that state.")
         return True
@@ -414,7 +423,7 @@ class RuleEditorController(QtCore.QObject):
             return False
         pb.pause()
         s.restart()
-        s.project.config = config
+        self._set_config(config)
         self.window.controller.reset_scene(config, scene, s.project.seed)
         self.window.status(f"Loaded the {title} as a scene: step it with → or play it.")
         return True

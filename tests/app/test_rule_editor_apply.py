@@ -1,0 +1,110 @@
+"""Rule editor in the studio, part 2 (issue 12): the ontology editor (add a concept predicate, bad parameters
+refused, undo), Apply from step 0 and from the shown step with the inspector showing the new rule's explanation,
+and saving the project writes the rule text as typed."""
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6 import QtCore, QtGui  # noqa: E402
+
+from core.project import load_project  # noqa: E402
+from tests.support.studio import WAIT, simulate  # noqa: E402
+
+Key = QtCore.Qt.Key
+
+
+def _type_at_end(qtbot, page, text):
+    page.editor.setFocus()
+    cur = page.editor.textCursor()
+    cur.movePosition(QtGui.QTextCursor.MoveOperation.End)
+    page.editor.setTextCursor(cur)
+    qtbot.keyClick(page.editor, Key.Key_Return)
+    qtbot.keyClicks(page.editor, text)
+
+
+def _errors(ctl):
+    return [d for d in ctl.diagnostics.get("rules", []) if d.severity == "error"]
+
+
+def test_ontology_editor_updates_diagnostics_at_once_and_undoes(qtbot, studio):
+    win = studio
+    ctl = win.features["rule_editor"]
+    ctl.show_panel("rule_editor")
+    page = ctl.editor.page("rules")
+    _type_at_end(qtbot, page, "Slow(X) :- IsElderly(Y), NextTo(X, Y).")
+    qtbot.waitUntil(lambda: any("IsElderly" in d.message for d in _errors(ctl)), timeout=WAIT)
+    onto = ctl.ontology_editor
+    ctl.show_panel("ontology_editor")
+    qtbot.keyClicks(onto.new_name, "IsElderly")
+    onto.new_grounding.setCurrentText("is_old")
+    qtbot.mouseClick(onto.add_button, QtCore.Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not _errors(ctl), timeout=WAIT)
+    assert onto.row_of("IsElderly") >= 0 and ctl.workspace.ontology["IsElderly"].grounding == "is_old"
+    block = page.editor.document().findBlockByNumber(page.editor.blockCount() - 1)
+    assert page.editor.highlighter.kind_at(block, 11) == "predicate"
+    win.undo.undo()     # Edit ▸ Undo: the predicate goes, the error comes back
+    qtbot.waitUntil(lambda: any("IsElderly" in d.message for d in _errors(ctl)), timeout=WAIT)
+    assert onto.row_of("IsElderly") < 0
+    # parameters are validated before anything changes
+    row = onto.row_of("IsClose")
+    onto.table.item(row, 4).setText("min: 30, max: 20")
+    assert "min" in onto.status.text() and ctl.workspace.ontology["IsClose"].params["min"] == 12
+    assert onto.table.item(onto.row_of("IsClose"), 4).text() == "min: 12, max: 20"
+    onto.table.item(onto.row_of("IsClose"), 4).setText("min: 10, max: 20")
+    assert ctl.workspace.ontology["IsClose"].params["min"] == 10
+    qtbot.mouseClick(onto.remove_button, QtCore.Qt.MouseButton.LeftButton)   # nothing selected: nothing removed
+    onto.table.selectRow(onto.row_of("IsCar"))
+    qtbot.mouseClick(onto.remove_button, QtCore.Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: any("IsCar" in d.message for d in _errors(ctl)), timeout=WAIT)
+
+
+def test_apply_rules_from_zero_and_from_the_shown_step_then_save(qtbot, studio, tmp_path):
+    win = studio
+    ctl = win.features["rule_editor"]
+    ctl.show_panel("rule_editor")
+    page = ctl.editor.page("rules")
+    # a rule that fires first for every car: put it at the top so it is the first Stop clause in file order
+    page.editor.setFocus()
+    cur = page.editor.textCursor()
+    cur.movePosition(QtGui.QTextCursor.MoveOperation.Start)
+    page.editor.setTextCursor(cur)
+    qtbot.keyClicks(page.editor, "allstop: Stop(X) :- IsCar(X).")
+    qtbot.keyClick(page.editor, Key.Key_Return)
+    qtbot.waitUntil(lambda: "rules" in ctl.diagnostics and not ctl._timer.isActive() and not _errors(ctl),
+                    timeout=WAIT)
+    win.answers["apply_rules"] = "apply"
+    ctl.apply_reset_action.trigger()
+    qtbot.waitUntil(lambda: any(c.get("label") == "allstop" for c in win.history.meta.get("clauses", [])),
+                    timeout=WAIT)
+    simulate(qtbot, win, 2)
+    labels = {c["id"]: c["label"] for c in win.history.meta["clauses"]}
+    car = next(i for i, n in enumerate(win.session.agent_names) if n.startswith("Car"))
+    assert labels[int(win.history.step_record(0).fired[car])] == "allstop"
+    win.session.select(car)
+    win.set_cursor(1)
+    win.flush_redraw()
+    assert "allstop" in win.inspector.why.text() and "IsCar" in win.inspector.why.text()
+
+    # remove the rule again and re-decide from the shown step (1): a new recording starting in that state
+    positions_1 = win.history.array("positions")[1].copy()
+    for _ in range(len("allstop: Stop(X) :- IsCar(X).") + 1):
+        qtbot.keyClick(page.editor, Key.Key_Backspace)
+    qtbot.waitUntil(lambda: not page.text().startswith("allstop"), timeout=WAIT)
+    win.answers["apply_rules_here"] = "apply"
+    win.set_cursor(1)
+    ctl.apply_branch_action.trigger()
+    qtbot.waitUntil(lambda: win.history.meta.get("start") == "scene" and win.num_steps == 0, timeout=WAIT)
+    assert (win.history.array("positions")[0] == positions_1).all()
+    assert not any(c.get("label") == "allstop" for c in win.history.meta["clauses"])
+
+    # saving writes the rule text exactly as typed (a comment and a disabled clause stay)
+    _type_at_end(qtbot, page, "% my note")
+    page.toggle_clause(8)
+    text = page.text()
+    folder = tmp_path / "proj"
+    assert win.projects.save_to(folder)
+    project = load_project(folder)
+    assert (folder / project.parts["rules"]).read_text(encoding="utf-8") == text
+    assert "% my note" in text and "\n%- " in text
