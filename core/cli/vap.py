@@ -26,12 +26,37 @@ def register(sub: argparse._SubParsersAction) -> None:
     m.add_argument("--out", type=Path, required=True, help="dataset folder (created; resumed when it exists)")
     m.add_argument("--quiet", action="store_true", help="no progress bar")
     m.set_defaults(func=run_make)
-    for name, fn in (("train", "run_train"), ("eval", "run_eval")):
-        try:
-            from core.cli import vap_models
-        except ImportError:  # pragma: no cover - models not installed
-            break
-        getattr(vap_models, f"register_{name}")(vs)
+    t = vs.add_parser("train", help="train a grounding + reasoning model (best-on-validation checkpoint)")
+    t.add_argument("--model", choices=("gnn", "nlm"), default="gnn", help="reasoning network")
+    t.add_argument("--setting", choices=("modular", "e2e"), default="modular")
+    t.add_argument("--data", type=Path, required=True, help="dataset folder made by 'vap make'")
+    t.add_argument("--out", type=Path, required=True, help="run folder: model.safetensors, config.yaml, tb/")
+    t.add_argument("--preset", choices=("cpu", "paper"), default="cpu",
+                   help="cpu: ResNet-18 + FPN at 256 px from scratch; paper: ResNet-50 + FPN at 1024 px, frozen "
+                        "backbone (give --weights)")
+    t.add_argument("--epochs", type=int, default=10,
+                   help="grounding (modular) or whole-model (e2e) epochs; 0 = reasoning network only")
+    t.add_argument("--reasoning-epochs", type=int, default=30, help="modular: reasoning epochs on GT groundings")
+    t.add_argument("--batch-size", type=int, default=2)
+    t.add_argument("--image-side", type=int, default=None, help="input side in pixels (preset: 256 / 1024)")
+    t.add_argument("--backbone", choices=("resnet18", "resnet34", "resnet50"), default=None)
+    t.add_argument("--weights", type=Path, default=None, help="local .safetensors ResNet weights (no download)")
+    t.add_argument("--fraction", type=float, default=1.0, help="share of training frames used (data_rate)")
+    t.add_argument("--max-minutes", type=float, default=None, help="stop after this long, keeping the best")
+    t.add_argument("--device", default="auto", help="auto (CUDA when present), cpu, cuda, cuda:1, …")
+    t.add_argument("--threads", type=int, default=None, help="CPU threads for torch (default: half the cores)")
+    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--quiet", action="store_true")
+    t.set_defaults(func=run_train)
+    e = vs.add_parser("eval", help="evaluate a checkpoint: Table 3 (recall per action, aAcc, wAcc), Table D")
+    e.add_argument("--run", type=Path, required=True, help="checkpoint folder written by 'vap train'")
+    e.add_argument("--data", type=Path, required=True)
+    e.add_argument("--split", default="test", help="train, val or test (default test)")
+    e.add_argument("--groundings", choices=("auto", "predicted", "gt"), default="auto",
+                   help="predicted (the grounding network's) or gt (ground truth: the reasoning network alone)")
+    e.add_argument("--device", default="auto")
+    e.add_argument("--json", type=Path, default=None, help="also write the figures to this JSON file")
+    e.set_defaults(func=run_eval)
     p.set_defaults(func=lambda a: (p.print_help(), 2)[1])
 
 
@@ -73,4 +98,67 @@ def run_make(args: argparse.Namespace) -> int:
         acts = ", ".join(f"{k} {v}" for k, v in s["num_actions"].items())
         print(f"  {stage}: {s['worlds_done']}/{s['worlds_expected']} worlds, {s['frames']} frames "
               f"({s['dropped_frames']} dropped); car actions (steps > 10): {acts}")
+    return 0
+
+
+def _bar(quiet: bool):
+    if quiet:
+        return None, None
+    from tqdm import tqdm
+
+    bar = tqdm(total=1, unit="batch", file=sys.stderr, dynamic_ncols=True, leave=False)
+
+    def progress(done: int, total: int, text: str = "") -> None:
+        bar.total = total
+        bar.n = done
+        bar.set_description(text, refresh=False)
+        bar.refresh()
+
+    return bar, progress
+
+
+def run_train(args: argparse.Namespace) -> int:
+    from core.tasks.vap.train import TrainSettings, train
+
+    overrides = {k: v for k, v in (("image_side", args.image_side), ("backbone", args.backbone),
+                                   ("weights", str(args.weights) if args.weights else None)) if v is not None}
+    s = TrainSettings(data=str(args.data), out=str(args.out), reasoning=args.model, setting=args.setting,
+                      preset=args.preset, model=overrides, epochs=args.epochs,
+                      reasoning_epochs=args.reasoning_epochs, batch_size=args.batch_size, fraction=args.fraction,
+                      max_minutes=args.max_minutes, device=args.device, threads=args.threads,
+                      seed=args.seed)
+    bar, progress = _bar(args.quiet)
+
+    def log(text: str) -> None:
+        (bar.write if bar is not None else print)(text)
+
+    summary = train(s, progress=progress, log=log)
+    if bar is not None:
+        bar.close()
+    b = summary["best"]
+    print(f"best on validation: {b['phase']} epoch {b['epoch']}, aAcc {b['val_aAcc']:.4f}; "
+          f"checkpoint {args.out / 'model.safetensors'} ({summary['training']['seconds']} s on "
+          f"{summary['training']['device']})")
+    return 0
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    import json
+
+    from core.tasks.vap.evaluate import evaluate
+    from core.tasks.vap.metrics import format_concepts, format_table3
+
+    bar, progress = _bar(False)
+    res = evaluate(args.run, args.data, stage=args.split, groundings=args.groundings, device=args.device,
+                   progress=progress)
+    if bar is not None:
+        bar.close()
+    print(format_table3(res.actions, f"{args.run} on {args.data} [{res.stage}], {res.frames} images, "
+                                     f"{res.groundings} groundings (cars)"))
+    if res.unary is not None and res.binary is not None:
+        print(format_concepts(res.unary, res.binary))
+    if args.json:
+        from core.fileio import atomic_write_text
+
+        atomic_write_text(args.json, json.dumps(res.to_dict(), indent=1))
     return 0

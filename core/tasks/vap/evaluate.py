@@ -1,0 +1,84 @@
+"""Evaluating a VAP checkpoint on a dataset stage: Table 3's action figures and Table D's concept recall.
+
+``groundings``: ``predicted`` (the grounding network's concepts — thresholded at 0.5 for a modular model, as
+probabilities for an end-to-end one) or ``gt`` (ground-truth groundings: what the reasoning network alone gets).
+Test images are evaluated one by one (batch size 1, as the reference). torch is imported: import lazily.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import torch
+
+from ...models.vap.model import load_checkpoint, pick_device
+from .dataset import Cancel
+from .metrics import ActionMetrics, ConceptRecall
+from .torchdata import VapFrames, to_device_list
+
+
+@dataclass
+class EvalResult:
+    actions: ActionMetrics
+    unary: ConceptRecall | None
+    binary: ConceptRecall | None
+    groundings: str
+    stage: str
+    frames: int
+    predictions: list[dict]
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {"stage": self.stage, "groundings": self.groundings, "frames": self.frames,
+             "actions": self.actions.to_dict()}
+        if self.unary is not None and self.binary is not None:
+            d["concept_recall"] = {**self.unary.recalls, **self.binary.recalls}
+        return d
+
+
+@torch.no_grad()
+def evaluate(checkpoint: str | Path, data: str | Path, stage: str = "test", groundings: str = "auto",
+             device: str = "auto", progress: Callable[..., None] | None = None, cancel: Any = None,
+             limit: int | None = None) -> EvalResult:
+    """Evaluate ``checkpoint`` on ``data``'s ``stage``. ``auto`` = predicted when the checkpoint has a grounding
+    network, else gt."""
+    dev = pick_device(device)
+    model, doc = load_checkpoint(checkpoint, dev)
+    cfg = model.cfg
+    if groundings == "auto":
+        groundings = "predicted" if model.grounding is not None else "gt"
+    if groundings == "predicted" and model.grounding is None:
+        from ...errors import ConfigError
+
+        raise ConfigError(f"{checkpoint} holds a reasoning network only; evaluate it with ground-truth groundings")
+    use_images = groundings == "predicted"
+    ds = VapFrames(data, stage, image_side=cfg.image_side if use_images else None, images=use_images)
+    n = len(ds) if limit is None else min(limit, len(ds))
+    stop = Cancel(cancel)
+    actions = ActionMetrics()
+    unary = ConceptRecall(cfg.unary_names) if use_images else None
+    binary = ConceptRecall(cfg.binary_names) if use_images else None
+    threshold = cfg.setting == "modular"
+    preds: list[dict] = []
+    for i in range(n):
+        frame = to_device_list([ds[i]], dev)
+        out = model(frame, groundings=groundings, threshold=threshold)
+        f = frame[0]
+        car = f["car"].cpu()
+        p = out.action_logits.argmax(-1).cpu()
+        actions.add_image(p[car].tolist(), f["action"].cpu()[car].tolist())
+        rec = {"world": f["world"], "step": f["step"], "pred": p.tolist()}
+        if use_images:
+            pu = (torch.sigmoid(out.unary_logits) > 0.5).cpu()
+            pb = (torch.sigmoid(out.binary_logits[0]) > 0.5).cpu()
+            unary.add(pu.numpy(), f["unary"].cpu().numpy() > 0.5)
+            s = f["sees"].cpu().float()
+            cov = (s.T @ s) > 0
+            cov.fill_diagonal_(False)
+            binary.add(pb[cov].numpy(), f["binary"].cpu()[cov].numpy() > 0.5)
+        preds.append(rec)
+        if progress is not None:
+            progress(i + 1, n, f"{stage} frame {i + 1}/{n}")
+        if stop():
+            break
+    return EvalResult(actions, unary, binary, groundings, ds.stage, len(preds), preds)
