@@ -32,3 +32,11 @@ def small_study(tmp_path_factory, _small_study_master) -> Path:
 @pytest.fixture(scope="session")
 def _small_study_master(tmp_path_factory) -> Path:
     return make_small_study(tmp_path_factory.mktemp("small_master") / "study")
+
+
+@pytest.fixture(scope="session")
+def tiny_causal_lm(tmp_path_factory) -> Path:
+    """A random-weight GPT-2 (1 layer, 32-d) with a byte-level BPE tokenizer trained here: no downloads."""
+    from tests.support.study import make_tiny_causal_lm
+
+    return make_tiny_causal_lm(tmp_path_factory.mktemp("tiny_lm"))
