@@ -129,7 +129,8 @@ class AgentEditor(QtWidgets.QWidget):
         form.addWidget(self.kind_box)
         form.addWidget(QtWidgets.QLabel("Priority"))
         self.priority = QtWidgets.QSpinBox()
-        self.priority.setRange(0, 1_000_000)
+        self.priority.setRange(-1, 1_000_000)
+        self.priority.setSpecialValueText("mixed")      # -1: the selected agents differ
         self.priority.setToolTip("Priority of the selected cars (smaller = higher; pedestrians are always 0)")
         self.priority.editingFinished.connect(self._on_priority_box)
         form.addWidget(self.priority)
@@ -300,7 +301,7 @@ class AgentEditor(QtWidgets.QWidget):
             self.kind_box.blockSignals(False)
             prios = {self.agents[r].priority for r in rows if r < len(self.agents)}
             self.priority.blockSignals(True)
-            self.priority.setValue(prios.pop() if len(prios) == 1 else 0)
+            self.priority.setValue(prios.pop() if len(prios) == 1 else -1)
             self.priority.blockSignals(False)
         self.selectionChanged.emit(rows)
 
@@ -352,6 +353,8 @@ class AgentEditor(QtWidgets.QWidget):
 
     def _on_priority_box(self) -> None:
         rows = self.selected_rows()
+        if self.priority.value() < 0:
+            return
         if rows and any(self.agents[r].priority != self.priority.value() for r in rows if r < len(self.agents)):
             self.priorityEdited.emit(rows, self.priority.value())
 

@@ -214,8 +214,8 @@ class AgentEditorController(QtCore.QObject):
             a = agents[r]
             for cell, symbol, rgb in ((a.start, "s", _START_RGB), (a.goal, "x", _GOAL_RGB)):
                 if cell is not None:
-                    spots.append({"pos": (cell[1] + 0.5, cell[0] + 0.5), "symbol": symbol, "size": 3.0,
-                                  "brush": pg.mkBrush(*rgb, 200), "pen": pg.mkPen(20, 20, 20, width=1.5),
+                    spots.append({"pos": (cell[1] + 0.5, cell[0] + 0.5), "symbol": symbol, "size": 7.0,
+                                  "brush": pg.mkBrush(*rgb, 220), "pen": pg.mkPen(255, 255, 255, width=2),
                                   "data": (a.name, "start" if symbol == "s" else "goal")})
         self.markers.setData(spots)
 
