@@ -25,6 +25,8 @@ from .rule_highlighter import RuleHighlighter
 __all__ = ["CodeEditor", "RuleEditorPage", "RuleEditor", "SEVERITY_COLOURS"]
 
 SEVERITY_COLOURS = {"error": "#d1242f", "warning": "#bf8700"}
+#: Quiet time (ms) after typing before the gutter's clause marks are recomputed (a whole-text scan).
+CLAUSE_REFRESH_MS = 250
 _TYPING_KEYS = {QtCore.Qt.Key.Key_Backspace, QtCore.Qt.Key.Key_Delete}
 
 
@@ -311,6 +313,10 @@ class RuleEditorPage(QtWidgets.QWidget):
         lay.addWidget(split)
         self._shadow = ""              # the text last announced / set (what "before" is for the next change)
         self._applying = False
+        self._clause_timer = QtCore.QTimer(self)
+        self._clause_timer.setSingleShot(True)
+        self._clause_timer.setInterval(CLAUSE_REFRESH_MS)
+        self._clause_timer.timeout.connect(self._refresh_clauses)
         self.editor.textChanged.connect(self._on_text_changed)
         self.editor.clauseToggleRequested.connect(self.toggle_clause)
         self.problems.itemActivated.connect(self._on_problem_activated)
@@ -365,7 +371,7 @@ class RuleEditorPage(QtWidgets.QWidget):
         after = self.editor.toPlainText()
         before, self._shadow = self._shadow, after
         if before != after:
-            self._refresh_clauses()
+            self._clause_timer.start()      # the gutter's clause marks follow once typing pauses
             self.edited.emit(self.key, before, after, bool(self.editor.typing))
 
     def _replace_text(self, new: str, cursor_pos: int | None = None) -> None:
@@ -380,6 +386,7 @@ class RuleEditorPage(QtWidgets.QWidget):
             self.edited.emit(self.key, before, new, False)
 
     def _refresh_clauses(self) -> None:
+        self._clause_timer.stop()
         self.editor.clauses = clause_spans(self.editor.toPlainText())
         self.editor.gutter.update()
 

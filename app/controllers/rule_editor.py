@@ -4,9 +4,9 @@
 Data flow (docs/architecture.md): the project's rule text and ontology live in a Qt-free
 :class:`core.studio.rule_commands.RuleWorkspace`; every keystroke the editor announces becomes an
 :class:`~core.studio.rule_commands.EditRuleText` on the session's command stack (typing bursts merge), so Edit ▸
-Undo, the History panel and the unsaved-changes flag cover rule edits. Diagnostics run ``DEBOUNCE_MS`` after the
-last change as a job on the window's :class:`app.jobs.JobRunner` (one key per document: a newer run makes an
-older one stale and its result is dropped); their results become squiggles, the editor's list and the Problems
+Undo, the History panel and the unsaved-changes flag cover rule edits. Diagnostics run as jobs on the window's
+:class:`app.jobs.JobRunner` — at once after a change that follows a quiet spell, else once more ``DEBOUNCE_MS``
+after the burst (one key per document: a newer run makes an older one stale and its result is dropped); their results become squiggles, the editor's list and the Problems
 checker ``rules``. Analyze runs :func:`core.logic.rule_analysis.analyze_rules` as a cancellable job. Apply gives the
 simulation the edited rules: from state 0 (a reset with the project's seed) or from the shown state (a new recording
 whose state 0 is that state, captured with its random state). Saving the project writes the rule text as typed
@@ -32,7 +32,8 @@ from ..panels import BOTTOM, RIGHT, PanelSpec, register as register_panel
 
 __all__ = ["RuleEditorController", "DEBOUNCE_MS"]
 
-#: Quiet time after a keystroke before the diagnostics run (ms). Typing faster than this runs them once per pause.
+#: Diagnostics run at once after the first change following a quiet spell; further changes within this many ms
+#: of a run (or while one is running) are diagnosed together when the trailing timer fires (ms).
 DEBOUNCE_MS = 60
 #: Height (px) the rule editor dock takes when it is opened shorter (it shares the bottom area with the timeline).
 RULE_EDITOR_HEIGHT = 300
@@ -60,6 +61,8 @@ class RuleEditorController(QtCore.QObject):
         self.edit_time: float | None = None        # perf_counter of the last edit (latency of its diagnostics)
         self.last_latency_ms: float | None = None
         self._analysis_job: Any = None
+        self._in_flight = 0                         # diagnostics jobs not finished yet
+        self._last_run = 0.0                        # perf_counter of the last diagnostics start
         self._timer = QtCore.QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(DEBOUNCE_MS)
@@ -160,7 +163,12 @@ class RuleEditorController(QtCore.QObject):
             page.set_text(event.value)
         if self.edit_time is None:
             self.edit_time = time.perf_counter()
-        self._timer.start()
+        # leading edge: the first change after a quiet spell is diagnosed at once; changes while a run is under
+        # way or within DEBOUNCE_MS of the last start wait for the trailing run (older results are dropped)
+        if not self._in_flight and time.perf_counter() - self._last_run >= DEBOUNCE_MS / 1000:
+            self.run_diagnostics()
+        else:
+            self._timer.start()
 
     def _on_ontology(self, event: Any) -> None:
         kinds = self.workspace.predicate_kinds() if self.workspace else {}
@@ -180,11 +188,17 @@ class RuleEditorController(QtCore.QObject):
         if ws is None:
             return
         onto = ws.ontology
+        self._last_run = time.perf_counter()
         for key, doc in ws.documents.items():
             text, name = doc.text, doc.title
             handle = self.jobs.start(lambda ctx, text=text, name=name: diagnose(text, onto, name),
                                      kind="rule-diagnostics", key=f"rule-diagnostics:{key}", report=False)
+            self._in_flight += 1
             handle.succeeded.connect(lambda diags, key=key: self._on_diagnosed(key, diags))
+            handle.finished.connect(self._on_diagnostics_finished)
+
+    def _on_diagnostics_finished(self, outcome: Any) -> None:
+        self._in_flight = max(0, self._in_flight - 1)
 
     def _on_diagnosed(self, key: str, diags: list[Diagnostic]) -> None:
         self.diagnostics[key] = list(diags)
