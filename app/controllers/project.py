@@ -44,7 +44,8 @@ class ProjectController(QtCore.QObject):
         start = str(p.root) if p and p.root else str(ROOT / "configs" / "modes")
         path, _ = QtWidgets.QFileDialog.getOpenFileName(
             self._widget, "Open project, mode file or episode", start,
-            "Projects, mode files and episodes (project.yaml *.yaml *.yml *.npz);;Episodes (*.npz);;All files (*)")
+            "Projects, mode files and episodes (project.yaml *.yaml *.yml *.npz *.pkl);;Episodes (*.npz);;"
+            "LogiCity runs (*.pkl);;All files (*)")
         if path:
             self.open_path(path, ask_save=False)
 

@@ -16,8 +16,8 @@ from pathlib import Path
 from ..errors import EpisodeFileError
 from ..project import Project, new_project
 
-#: File suffixes opened as episodes.
-EPISODE_SUFFIXES = (".npz",)
+#: File suffixes opened as episodes (``.pkl``: a reference LogiCity run, converted by core/export/logicity_pkl.py).
+EPISODE_SUFFIXES = (".npz", ".pkl")
 
 
 def is_episode_file(path: str | Path) -> bool:
@@ -34,8 +34,13 @@ def load_episode_file(path: str | Path):
     p = Path(path)
     if not p.is_file():
         raise EpisodeFileError("file not found", p)
-    episode = load_episode(p)
-    config = config_from_episode(episode.meta, p)
+    source = p
+    if p.suffix.lower() == ".pkl":   # a reference run: read without executing pickle code, converted once
+        from ..export.logicity_pkl import imported_episode_path
+
+        source = imported_episode_path(p)
+    episode = load_episode(source)
+    config = config_from_episode(episode.meta, source)
     names = tuple(config.agents.table().names)
     if tuple(episode.agents.names) != names:
         raise EpisodeFileError(f"the recorded agents ({', '.join(episode.agents.names[:6])}…) do not match the "
