@@ -29,6 +29,7 @@ from core.studio.rule_commands import (AddConceptPredicate, EditRuleText, Remove
 
 from ..features import FeatureSpec, register
 from ..panels import BOTTOM, RIGHT, PanelSpec, register as register_panel
+from .rule_apply import RuleApplyMixin
 
 __all__ = ["RuleEditorController", "DEBOUNCE_MS"]
 
@@ -41,7 +42,7 @@ RULE_EDITOR_HEIGHT = 300
 PANEL_HEIGHT = 420
 
 
-class RuleEditorController(QtCore.QObject):
+class RuleEditorController(QtCore.QObject, RuleApplyMixin):
     """See the module docstring. ``host`` is the window's :class:`app.features.FeatureHost`."""
 
     diagnosed = QtCore.Signal(str)          # key: new diagnostics are shown for that document
@@ -346,101 +347,6 @@ class RuleEditorController(QtCore.QObject):
         if self._analysis_job is not None:
             self._analysis_job.cancel()
             self.analysis.status.setText("Cancelling…")
-
-    # ---- applying ---------------------------------------------------------------------------------------------
-    def _edited_config(self, section: str | None = None) -> Any:
-        ws, project = self.workspace, self.session.project
-        if ws is None or project is None:
-            self.window.status("Open a project first.")
-            return None
-        try:
-            config = ws.config_for(project.config)
-        except (LogiCityError, KeyError) as exc:
-            self.window.show_error("Rules not applied", ws.documents["rules"].title,
-                                   f"the rules do not load: {exc}", "Rule file")
-            return None
-        if section is not None and section != config.rule_section and section in config.rules.sections:
-            from dataclasses import replace
-
-            config = replace(config, rule_section=section)
-        return config
-
-    def _playback(self) -> Any:
-        return self.window.playback
-
-    def _set_config(self, config: Any) -> None:
-        """The project now runs ``config``; the inspector explains with its program from now on."""
-        self.session.project.config = config
-        drawing = getattr(self.window, "drawing", None)
-        if drawing is not None:
-            from core.view.inspect import Inspector
-
-            drawing.inspector_model = Inspector(config)
-
-    def apply_from_start(self) -> bool:
-        """Give the simulation the edited rules and restart it from the seed (asks first when steps are recorded)."""
-        pb, s = self._playback(), self.session
-        if pb.refused_read_only("apply rules"):
-            return False
-        if s.num_steps > 0 and self.window.ask(
-                "apply_rules", "Apply the edited rules?",
-                f"This re-simulates from step 0 with the edited rules, discarding the {s.num_steps} recorded steps.",
-                [("apply", "Re-simulate"), ("cancel", "Cancel")], "apply") != "apply":
-            return False
-        config = self._edited_config()
-        if config is None:
-            return False
-        self._set_config(config)
-        pb.reset_simulation(confirm=False)
-        self.window.status("Applied the edited rules: re-simulating from step 0.")
-        return True
-
-    def apply_from_shown(self) -> bool:
-        """Re-decide from the shown step with the edited rules: a new recording whose state 0 is the shown state."""
-        pb, s = self._playback(), self.session
-        if pb.refused_read_only("apply rules") or s.history is None:
-            return False
-        k = int(s.cursor)
-        if k > pb.sim_steps:
-            self.window.status(f"Step {k} is not simulated yet in this session; apply from step {pb.sim_steps} or "
-                               f"re-simulate from step 0.")
-            return False
-        if self.window.ask("apply_rules_here", "Apply the edited rules from this step?",
-                           f"A new recording starts in the state of step {k} (with its random state) and is decided "
-                           f"by the edited rules from there; the current recording's steps are discarded "
-                           f"(save it first to keep it).",
-                           [("apply", f"Continue from step {k}"), ("cancel", "Cancel")], "apply") != "apply":
-            return False
-        config = self._edited_config()
-        if config is None:
-            return False
-        pb.pause()
-        s.restart()
-        self._set_config(config)
-        self.window.controller.reset_scene(config, None, s.project.seed, k)
-        self.window.status(f"Applied the edited rules from step {k}: the new recording starts in that state.")
-        return True
-
-    def load_scene(self, payload: Any, title: str) -> bool:
-        """"Load as scene": the analysed rules and a new recording whose state 0 is the witness / deadlock scene."""
-        section, scene = payload
-        pb, s = self._playback(), self.session
-        if pb.refused_read_only("load a scene"):
-            return False
-        if s.num_steps > 0 and self.window.ask(
-                "load_scene", "Load the scene?",
-                f"This starts a new recording in the {title} state, with the edited rules, discarding the "
-                f"{s.num_steps} recorded steps.", [("load", "Load scene"), ("cancel", "Cancel")], "load") != "load":
-            return False
-        config = self._edited_config(section)
-        if config is None:
-            return False
-        pb.pause()
-        s.restart()
-        self._set_config(config)
-        self.window.controller.reset_scene(config, scene, s.project.seed)
-        self.window.status(f"Loaded the {title} as a scene: step it with → or play it.")
-        return True
 
     # ---- saving -------------------------------------------------------------------------------------------------
     def save(self) -> bool:
