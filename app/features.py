@@ -28,6 +28,8 @@ FEATURE_MODULES: list[str] = [
     "app.controllers.city_editor",      # city editor mode and the Problems panel (issue 11)
     "app.controllers.rule_editor",      # rule and ontology editors, rule analysis (issue 12)
     "app.controllers.agent_editor",     # agent editor dock, start/goal picking, Apply (issue 11)
+    "app.controllers.study",            # Study menu: designer, participant runner, results (issue 16)
+    "app.dataset_export",               # File > Export dataset…: exporters, backends, resume (issue 17)
 ]
 
 
