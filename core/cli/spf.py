@@ -5,6 +5,7 @@
 * ``spf make-episodes --mode MODE|all --split val|test|both`` — regenerate the shipped episode sets
   (deterministic: same seed → byte-identical arrays)
 * ``spf info --mode MODE`` — settings, observation layout, episode set summary
+* ``spf train --algo ALGO --mode MODE --out DIR`` / ``spf table --runs DIR...`` — learning (core/cli/spf_train.py)
 """
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     e = s.add_parser("eval", help="evaluate a policy on an episode set (TSR, DSR, Score)")
     e.add_argument("--policy", default="oracle",
-                   help="oracle, random, or a policy file: .npz or .safetensors MLP weights (recommended: only "
+                   help="oracle, random, a trained run folder (spf train --out DIR), or a policy file: .npz or .safetensors MLP weights (recommended: only "
                         "numbers are read), a TorchScript .pt (torch.jit.load, never pickle), or a .py file defining "
                         "policy(obs[, env]) — a .py policy RUNS YOUR CODE: only load files you trust")
     e.add_argument("--mode", default="all", help="easy, medium, hard, expert, all, or an SPF mode file")
@@ -57,6 +58,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     m.add_argument("--out", type=Path, default=None, help="output file (one mode and split only)")
     m.add_argument("--quiet", action="store_true")
     m.set_defaults(func=run_make_episodes)
+
+    from core.cli.spf_train import register_train
+
+    register_train(s)
 
     i = s.add_parser("info", help="settings, observation layout and episode sets of a mode")
     i.add_argument("--mode", default="easy")
@@ -103,14 +108,26 @@ def run_eval(args: argparse.Namespace) -> int:
         return 2
     if args.policy.lower().endswith(".py") and Path(args.policy).is_file():
         print(PY_POLICY_NOTICE.format(path=args.policy), file=sys.stderr)
+    from core.cli.spf_train import run_policy_for
+
+    run_dir = Path(args.policy).is_dir()
     reports = []
     for mode in _modes(args.mode):
+        if run_dir:  # a trained run (spf train --out DIR): refused for another mode or layout
+            from core.errors import LogiCityError
+
+            try:
+                policy = run_policy_for(args.policy, mode, args.split)
+            except LogiCityError as exc:
+                return _fail(str(exc))
+        else:
+            policy = args.policy
         spf = load_spf_mode(mode, args.split)
         n = len(load_episode_set(spf, args.episode_file))
         ks = list(range(n if args.episodes is None else min(n, args.episodes)))
         bar = _bar(len(ks), f"{args.policy} {spf.name}/{args.split}", args.quiet)
         try:
-            rep = evaluate(mode, args.policy, args.split, seed=args.seed, episodes=ks,
+            rep = evaluate(mode, policy, args.split, seed=args.seed, episodes=ks,
                            episode_file=str(args.episode_file) if args.episode_file else None,
                            progress=lambda r: (bar.update(1), bar.set_postfix(success=int(r.success))))
         finally:

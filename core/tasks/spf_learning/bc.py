@@ -1,0 +1,160 @@
+"""Behaviour cloning from oracle demonstrations: MLP, GNN and NLM policies trained with cross-entropy on the
+oracle's actions.
+
+The oracle is a deterministic function of the observation, and the same views recur most steps, so the
+demonstrations are reduced to their unique (observation, action) rows with counts; a batch samples rows in
+proportion to their count (``balance="none"``) or to count / frequency of the row's action (``"full"``: every
+action equally likely, the class balancing the paper uses for the rare Stop), or to count / sqrt(frequency)
+(``"sqrt"``). Demonstrations come from ``--demos FILE`` (``spf collect``) or are collected once and cached in
+``demos/`` (git-ignored).
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .common import BestKeeper, base_config, finish_run, torch_setup
+from .monitor import Monitor
+from .settings import DEFAULT_STEPS, default_architecture
+
+__all__ = ["train_bc", "demonstration_rows", "sampling_weights"]
+
+
+def _demos(mode: str, demos: str | Path | None, n_demos: int, demo_seed: int, monitor: Monitor):
+    from ..spf_demos import collect_oracle, load_demonstrations, save_demonstrations
+    from ..spf_settings import load_spf_mode
+
+    if demos is not None:
+        trajs, meta = load_demonstrations(demos)
+        return trajs, str(demos)
+    name = load_spf_mode(mode, "train").name
+    path = Path("demos") / f"spf_{name}_oracle_{n_demos}_seed{demo_seed}.npz"
+    if path.is_file():
+        trajs, _ = load_demonstrations(path)
+        return trajs, str(path)
+    monitor.message(f"collecting {n_demos} oracle demonstrations ({name}, train split, seed {demo_seed})")
+    done = [0]
+
+    def tick(_t):
+        done[0] += 1
+        monitor.progress(done[0], n_demos)
+
+    trajs, meta = collect_oracle(mode, n_demos, "train", demo_seed, progress=tick)
+    try:
+        save_demonstrations(path, trajs, meta)
+    except OSError:
+        return trajs, f"collected in memory (could not cache to {path})"
+    return trajs, str(path)
+
+
+def demonstration_rows(trajs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Unique (observation, action) rows of the trajectories: ``(obs [R, D] f4, actions [R] i8, counts [R])``."""
+    obs = np.concatenate([t.observations[:-1] for t in trajs]).astype(np.float32)
+    act = np.concatenate([t.actions for t in trajs]).astype(np.int64)
+    packed = np.concatenate([np.packbits(obs > 0.5, axis=1), act[:, None].astype(np.uint8)], axis=1)
+    _, first, counts = np.unique(packed, axis=0, return_index=True, return_counts=True)
+    return obs[first], act[first], counts
+
+
+def sampling_weights(actions: np.ndarray, counts: np.ndarray, balance: str) -> np.ndarray:
+    """Probability of drawing each unique row (see the module docstring)."""
+    freq = np.bincount(actions, weights=counts, minlength=4)
+    if balance == "none":
+        w = counts.astype(np.float64)
+    elif balance == "full":
+        w = counts / freq[actions]
+    elif balance == "sqrt":
+        w = counts / np.sqrt(freq[actions])
+    else:
+        raise ValueError(f"balance must be none, sqrt or full, got {balance!r}")
+    return w / w.sum()
+
+
+def train_bc(algo: str, mode: str, out, *, steps: int | None = None, seed: int = 0, monitor: Monitor | None = None,
+             demos: str | Path | None = None, n_demos: int = 200, demo_seed: int = 0, batch: int = 128,
+             lr: float = 1e-3, balance: str = "full", eval_every: int | None = None, val_episodes: int = 20,
+             test: bool = True, tensorboard: bool = True, threads: int | None = None) -> dict:
+    import torch
+    import torch.nn.functional as F
+
+    from ...models.spf_policies import build_policy_net
+    from ..spf import SPFEnv
+
+    monitor = monitor or Monitor()
+    out = Path(out)
+    steps = int(steps or DEFAULT_STEPS[algo])
+    device = torch_setup(seed, threads)
+    env = SPFEnv(mode, "train")
+    t0 = time.perf_counter()
+    trajs, demo_source = _demos(mode, demos, n_demos, demo_seed, monitor)
+    if trajs and trajs[0].observations.shape[1] != env.layout.size:
+        from ...errors import PolicyError
+
+        raise PolicyError(f"the demonstrations have {trajs[0].observations.shape[1]} observation values, mode "
+                          f"{env.spf.name} has {env.layout.size}", demo_source)
+    obs, act, counts = demonstration_rows(trajs)
+    p = sampling_weights(act, counts, balance)
+    base = env.unwrapped
+    arch = default_architecture(algo, base.spf.name, base.layout.size, [[n, o, a] for n, (o, a) in
+                                                                        base.layout.blocks.items()], base.fov)
+    net = build_policy_net(arch).to(device)
+    opt = torch.optim.Adam(net.parameters(), lr=lr)
+    freq = np.bincount(act, weights=counts, minlength=4).astype(int).tolist()
+    config = base_config(algo, env, arch, {
+        "steps": steps, "unit": "gradient steps", "seed": seed, "batch": batch, "lr": lr, "optimiser": "Adam",
+        "loss": "cross-entropy on the oracle action", "balance": balance, "device": device,
+        "demonstrations": {"source": demo_source, "trajectories": len(trajs), "samples": int(counts.sum()),
+                           "unique_rows": int(len(act)), "action_counts": freq},
+        "val_episodes": val_episodes, "collect_seconds": round(time.perf_counter() - t0, 1)})
+    keeper = BestKeeper(out, config, mode, val_episodes, monitor)
+    writer = _tb_writer(out, tensorboard)
+    eval_every = int(eval_every or max(1, steps // 5))
+    rng = np.random.default_rng(seed)
+    X = torch.from_numpy(obs).to(device)
+    Y = torch.from_numpy(act).to(device)
+    t_train = time.perf_counter()
+    cancelled = False
+    loss_avg = None
+    for step in range(1, steps + 1):
+        if monitor.cancelled:
+            cancelled = True
+            break
+        idx = torch.from_numpy(rng.choice(len(act), size=batch, p=p)).to(device)
+        loss = F.cross_entropy(net(X[idx]), Y[idx])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        lv = float(loss.detach())
+        loss_avg = lv if loss_avg is None else 0.98 * loss_avg + 0.02 * lv
+        if step % 50 == 0 or step == steps:
+            monitor.progress(step, steps)
+            monitor.metric(step, loss=loss_avg)
+            if writer:
+                writer.add_scalar("train/loss", loss_avg, step)
+        if step % eval_every == 0 or step == steps:
+            with torch.no_grad():
+                acc = float((net(X).argmax(1) == Y).float().mul(torch.from_numpy(counts).to(device)).sum()
+                            / counts.sum())
+            val = keeper.check(net, step, {"loss": round(loss_avg, 5), "train_accuracy": round(acc, 4)})
+            if writer:
+                for k in ("TSR", "DSR", "Score"):
+                    writer.add_scalar(f"val/{k}", val[k], step)
+                writer.add_scalar("train/accuracy", acc, step)
+    config["training"]["train_seconds"] = round(time.perf_counter() - t_train, 1)
+    if keeper.best is None:  # cancelled before the first validation: keep what there is
+        keeper.check(net, step)
+    if writer:
+        writer.close()
+    return finish_run(out, config, time.perf_counter() - t0, cancelled, test, monitor)
+
+
+def _tb_writer(out: Path, enabled: bool):
+    if not enabled:
+        return None
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError:  # tensorboard missing: training still works
+        return None
+    return SummaryWriter(str(out / "tb"))
