@@ -19,6 +19,9 @@ from core.view.inspect import AgentReport
 
 
 POINTS_UP_TO = 300
+#: Above this many steps the action curve is drawn as a line over the visible steps, downsampled to the plot's
+#: pixels (a step outline of 10,000 steps costs a paint in proportion to the recording, for steps under a pixel).
+STEPS_UP_TO = 2000
 
 
 class InspectorWidget(QtWidgets.QWidget):
@@ -118,6 +121,7 @@ class InspectorWidget(QtWidgets.QWidget):
 
         self._brushes = [pg.mkBrush(*ACTION_COLOURS[n]) for n in ACTION_NAMES]
         self._plotted: tuple[int, int] | None = None
+        self._table_key: tuple | None = None    # what the true-predicates table shows (rebuilt when it changes)
         self._span = 20
         self.plot.getPlotItem().setXRange(0, self._span, padding=0.02)
 
@@ -129,6 +133,7 @@ class InspectorWidget(QtWidgets.QWidget):
             lab.setText("—")
         self.why.setText("—")
         self.table.clear()
+        self._table_key = None
         self.curve.setData([], [])
         self.points.setData([], [])
         self._plotted = None
@@ -199,6 +204,10 @@ class InspectorWidget(QtWidgets.QWidget):
     def _fill_table(self, r: AgentReport) -> None:
         """One row per entity in the view (ego first) with its true unary predicates; its true relations are
         child rows."""
+        key = (r.agent, r.view, r.view_error)
+        if key == self._table_key:   # e.g. an agent waiting at a crossing: the same view step after step
+            return
+        self._table_key = key
         self.table.setUpdatesEnabled(False)
         self.table.clear()
         if r.view_error:
@@ -231,7 +240,14 @@ class InspectorWidget(QtWidgets.QWidget):
             self.curve.setData([], [])
             self.points.setData([], [])
             return
-        self.curve.setData(np.arange(t + 1, dtype=float) - 0.5, acts.astype(float), stepMode="center")
+        if t <= STEPS_UP_TO:
+            self.curve.setDownsampling(auto=False)
+            self.curve.setClipToView(False)
+            self.curve.setData(np.arange(t + 1, dtype=float) - 0.5, acts.astype(float), stepMode="center")
+        else:   # a long recording: steps narrower than a pixel; the visible part, one point per pixel at most
+            self.curve.setData(np.arange(t, dtype=float), acts.astype(float), stepMode=None)
+            self.curve.setClipToView(True)
+            self.curve.setDownsampling(auto=True, method="peak")
         if t <= POINTS_UP_TO:   # coloured dots per step while they are distinguishable (and cheap)
             self.points.setData(np.arange(t, dtype=float), acts.astype(float),
                                 brush=[self._brushes[a] for a in acts])

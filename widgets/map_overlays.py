@@ -39,11 +39,16 @@ class AgentLabelLayer(QtWidgets.QGraphicsObject):
         self.font.setPointSizeF(8.0)
         self.font.setBold(True)
         self.placed: list[tuple[int, str]] = []
+        self._key: tuple | None = None
 
     def set_agents(self, positions: np.ndarray, names: Sequence[str], first: Sequence[int] = ()) -> None:
         """Label these agents (cell positions [N, 2]); ``first`` are placed before the others (never dropped for
         them): the selected agent, then its witnesses."""
         pos = np.asarray(positions, float).reshape(-1, 2)
+        key = (pos.tobytes(), tuple(names), tuple(int(a) for a in first))
+        if key == self._key:   # called after every frame: an unchanged layer is not laid out and painted again
+            return
+        self._key = key
         self.prepareGeometryChange()
         self._xy = np.stack([pos[:, 1] + 0.5, pos[:, 0] + 0.5], axis=1) if len(pos) else np.zeros((0, 2))
         self._names = tuple(names)
@@ -114,6 +119,7 @@ class WitnessOverlay:
             it.setVisible(False)
             view_box.addItem(it)
         self.agents: tuple[int, ...] = ()
+        self._key: tuple | None = None    # what is drawn now (selected, witnesses, their positions)
         view_box.sigRangeChanged.connect(lambda *a: self._resize())
 
     def _ring_px(self) -> float:
@@ -129,6 +135,10 @@ class WitnessOverlay:
         pos = np.asarray(positions)
         ws = tuple(int(a) for a in witnesses if 0 <= int(a) < len(pos))
         self.agents = ws if selected is not None and 0 <= selected < len(pos) else ()
+        key = (selected, self.agents, pos[[selected, *self.agents]].tobytes()) if self.agents else None
+        if key == self._key:   # called after every frame: nothing to rebuild when nothing moved (or nothing shown)
+            return
+        self._key = key
         if not self.agents:
             self.line.setVisible(False)
             self.ring.setVisible(False)

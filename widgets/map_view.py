@@ -145,6 +145,10 @@ class MapView(pg.GraphicsView):
         self.mark_item.setZValue(9)
         self.mark_item.setVisible(False)
         self.marked = np.zeros(0, np.int64)
+        # what the overlays below show now, so an unchanged one is not rebuilt every frame (see show_scene)
+        self._marked_key: bytes | None = None
+        self._forced_key: bytes | None = None
+        self._goals_key: tuple | None = None
         # agents whose action at the shown state is forced by the user: a dashed diamond in the timeline's
         # 'forced' marker colour (core/sim/events.py), so an override never looks like a rule's decision
         pen = pg.mkPen(*FORCED_MARK_COLOUR, width=2.5, style=QtCore.Qt.PenStyle.DashLine)
@@ -179,6 +183,7 @@ class MapView(pg.GraphicsView):
         self._renderer = None
         self._last_frame = None
         self.scene_data = None  # the previous city's agents must never be read against the new one
+        self._marked_key = self._forced_key = self._goals_key = None
         self.vb.setLimits(xMin=-city.width * 0.5, xMax=city.width * 1.5, yMin=-city.height * 0.5,
                           yMax=city.height * 1.5, minXRange=8, minYRange=8)
         self.fit()
@@ -306,7 +311,10 @@ class MapView(pg.GraphicsView):
             self.sel_path.setVisible(True)
         else:
             self.sel_path.setVisible(False)
-        if sc.goals is not None and self.show_goals:
+        goals_key = (sc.goals.tobytes(), rgb.tobytes(), sel) if sc.goals is not None and self.show_goals else None
+        if goals_key is not None and goals_key == self._goals_key:
+            pass   # goals and their colours rarely change: no new spots (the scatter rebuilds every spot on setData)
+        elif goals_key is not None:
             gxy = np.empty((n, 2), float)
             gxy[:, 0] = sc.goals[:, 1] + 0.5
             gxy[:, 1] = sc.goals[:, 0] + 0.5
@@ -318,6 +326,7 @@ class MapView(pg.GraphicsView):
             self.goal_item.setVisible(True)
         else:
             self.goal_item.setVisible(False)
+        self._goals_key = goals_key
         if sel is not None:
             self.select_item.setData(pos=xy[sel:sel + 1], size=float(self._px(np.array([SELECT_SIZE]), 16.0)[0]))
             self.select_item.setVisible(True)
@@ -331,9 +340,13 @@ class MapView(pg.GraphicsView):
             self.fov_item.setVisible(False)
         self._draw_marked()
         forced = sc.forced_agents
-        if len(forced):
-            self.forced_item.setData(pos=xy[forced], size=float(self._px(np.array([FORCED_SIZE]), 14.0)[0]))
-        self.forced_item.setVisible(bool(len(forced)))
+        fxy = xy[forced] if len(forced) else None
+        forced_key = None if fxy is None else fxy.tobytes()
+        if forced_key is not None and forced_key != self._forced_key:   # usually none, or the same as last frame
+            self.forced_item.setData(pos=fxy, size=float(self._px(np.array([FORCED_SIZE]), 14.0)[0]))
+        self._forced_key = forced_key
+        if self.forced_item.isVisible() != (forced_key is not None):
+            self.forced_item.setVisible(forced_key is not None)
         if self.follow:
             self._centre_on_selected()
 
@@ -347,11 +360,16 @@ class MapView(pg.GraphicsView):
     def _draw_marked(self) -> None:
         sc, m = self.scene_data, self.marked
         if sc is None or not len(m) or int(m.max()) >= len(sc.positions):
-            self.mark_item.setVisible(False)
+            self._marked_key = None
+            if self.mark_item.isVisible():
+                self.mark_item.setVisible(False)
             return
         pos = np.asarray(sc.positions)[m]
-        self.mark_item.setData(x=pos[:, 1] + 0.5, y=pos[:, 0] + 0.5,
-                               size=float(self._px(np.array([MARK_SIZE]), 18.0)[0]))
+        key = pos.tobytes()
+        if key != self._marked_key:   # a gridlock's agents stand still: the same marks frame after frame
+            self._marked_key = key
+            self.mark_item.setData(x=pos[:, 1] + 0.5, y=pos[:, 0] + 0.5,
+                                   size=float(self._px(np.array([MARK_SIZE]), 18.0)[0]))
         self.mark_item.setVisible(True)
 
     def show_cells(self, cells, margin: float = 12.0) -> None:

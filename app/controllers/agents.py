@@ -59,6 +59,8 @@ class AgentsController(QtCore.QObject):
         panel.shown.connect(lambda: self.refresh_rows() if self._stale else None)
         panel.compareChanged.connect(self.set_compare)
         self.compare_view.agentRequested.connect(self.select)
+        self._compare_stale = False
+        self.compare_view.installEventFilter(self)
         self.compare_view.clearRequested.connect(lambda: self.set_compare(()))
         ev = session.events
         ev.selection.connect(self._on_selection)
@@ -80,10 +82,10 @@ class AgentsController(QtCore.QObject):
             self._stale = True       # refreshed when the panel is shown
             return
         wait = PANEL_PERIOD - (time.perf_counter() - self._last_rows)
-        if wait <= 0:
+        if wait <= 0 and not self.drawing.playing:
             self.refresh_rows()
-        elif not self._rows_timer.isActive():
-            self._rows_timer.start(int(wait * 1000) + 1)
+        elif not self._rows_timer.isActive():   # while playing, in an event-loop pass of its own, not the frame's
+            self._rows_timer.start(max(1, int(wait * 1000) + 1))
 
     def refresh_rows(self) -> None:
         """The panel's rows at the shown state (also what a test calls to skip the throttle)."""
@@ -95,8 +97,11 @@ class AgentsController(QtCore.QObject):
             self.panel.clear()
             return
         k = min(s.cursor, s.num_steps)
-        self.panel.set_rows(agent_rows(s.history, k), k)
-        self.panel.set_selected(s.selected)
+        if self.panel.isVisible():
+            self.panel.set_rows(agent_rows(s.history, k), k)
+            self.panel.set_selected(s.selected)
+        else:
+            self._stale = True
         self.refresh_compare()
 
     def _on_selection(self, event: Any) -> None:
@@ -126,6 +131,10 @@ class AgentsController(QtCore.QObject):
         self.refresh_compare()
 
     def refresh_compare(self) -> None:
+        if not self.compare_view.isVisible():   # hidden: nothing to compute; refreshed as it is shown
+            self._compare_stale = True
+            return
+        self._compare_stale = False
         s, model = self.session, self.drawing.inspector_model
         agents = self.compared() if s.history is not None and model is not None else []
         if len(agents) < 2:
@@ -135,6 +144,11 @@ class AgentsController(QtCore.QObject):
         reports = [model.report(s.history, k, a, recompute=False) for a in agents]
         self.compare_view.set_comparison(agents, [r.name for r in reports],
                                          compare_rows(reports, s.history.meta.get("clauses") or ()), k)
+
+    def eventFilter(self, obj: QtCore.QObject, ev: QtCore.QEvent) -> bool:  # noqa: N802 (Qt name)
+        if obj is self.compare_view and ev.type() == QtCore.QEvent.Type.Show and self._compare_stale:
+            QtCore.QTimer.singleShot(0, self.refresh_compare)
+        return False
 
     def _on_view(self, event: Any) -> None:
         if "labels" not in event.changed:

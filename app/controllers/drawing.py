@@ -54,6 +54,9 @@ class DrawController(QtCore.QObject):
         self._ack_fallback.setSingleShot(True)
         self._ack_fallback.timeout.connect(self.send_ack)
         map_view.painted.connect(self._on_map_painted)
+        self._hidden_stale: set[Any] = set()     # panels hidden when they were due a refresh
+        stats.installEventFilter(self)
+        inspector.installEventFilter(self)
         dispatcher = QtCore.QAbstractEventDispatcher.instance(QtCore.QThread.currentThread())
         if dispatcher is not None:
             dispatcher.aboutToBlock.connect(self._on_idle)
@@ -183,14 +186,35 @@ class DrawController(QtCore.QObject):
         k = min(s.cursor, s.num_steps)
         if self.playing:
             self._slow_turn = not self._slow_turn
-            if self._slow_turn and self.docks["statistics"].isVisible():
+            if self._slow_turn and self.stats.isVisible():
                 self.stats.refresh(s.history, k)
-            elif self.docks["inspector"].isVisible():
+            elif self.inspector.isVisible():
                 self.update_inspector()
+            self._hidden_stale.update(w for w in (self.stats, self.inspector) if not w.isVisible())
             return
         self._slow_dirty = False
-        self.stats.refresh(s.history, k)
-        self.update_inspector()
+        for w, refresh in ((self.stats, lambda: self.stats.refresh(s.history, k)), (self.inspector,
+                                                                                  self.update_inspector)):
+            if w.isVisible():
+                refresh()
+            else:   # a hidden panel (a tab behind another, a closed dock) costs nothing: refreshed when shown
+                self._hidden_stale.add(w)
+
+    def eventFilter(self, obj: QtCore.QObject, ev: QtCore.QEvent) -> bool:  # noqa: N802 (Qt name)
+        """A hidden inspector or statistics panel that missed frames is refreshed as it is shown."""
+        if ev.type() == QtCore.QEvent.Type.Show and obj in self._hidden_stale:
+            self._hidden_stale.discard(obj)
+            QtCore.QTimer.singleShot(0, lambda obj=obj: self._refresh_shown(obj))
+        return False
+
+    def _refresh_shown(self, w: Any) -> None:
+        s = self.session
+        if s.history is None or not w.isVisible():
+            return
+        if w is self.stats:
+            self.stats.refresh(s.history, min(s.cursor, s.num_steps))
+        else:
+            self.update_inspector()
 
     def update_inspector(self) -> None:
         s = self.session
