@@ -48,6 +48,8 @@ class ProblemsPanel(QtWidgets.QWidget):
         hdr = self.tree.header()
         hdr.setSectionResizeMode(0, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
         hdr.setSectionResizeMode(1, QtWidgets.QHeaderView.ResizeMode.Stretch)
+        hdr.setSectionResizeMode(2, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
+        hdr.setSectionResizeMode(3, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
         hdr.setStretchLastSection(False)
         self.tree.itemActivated.connect(self._on_item)
         self.tree.itemClicked.connect(self._on_item)

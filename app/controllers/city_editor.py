@@ -62,10 +62,9 @@ def lanes_rgba(city: CityMap) -> np.ndarray | None:
     return out
 
 
-def redraw(view: Any, city: CityMap, lanes: bool) -> None:
-    """Everything the map shows of ``city`` after an edit (what bench/city_edit.py times)."""
+def redraw(view: Any, city: CityMap) -> None:
+    """The map layers of ``city`` after an edit: street codes with mid lanes, buildings, intersections."""
     redraw_city(view, city, semantic_rgb(city), intersection_rgba(city))
-    view.tools.set_overlay(lanes_rgba(city) if lanes else None)
 
 
 def read_city_file(path: str | Path) -> CityMap:
@@ -94,6 +93,11 @@ class CityEditorController(QtCore.QObject):
         self.show_lanes = True
         self.sizes: dict[str, int] = {}
         self.shown_city: CityMap | None = None
+        # the lanes overlay follows the map layers in the next event-loop pass (the lane graph is the slowest part
+        # to derive; the stroke's cells, mid lanes and junctions are on screen first)
+        self._lanes_timer = QtCore.QTimer(self)
+        self._lanes_timer.setSingleShot(True)
+        self._lanes_timer.timeout.connect(self.draw_lanes)
         w = host.window
         self.mode_action = self._checkable("&City editor", self.toggle, "E",
                                            "Edit the city: paint streets and buildings")
@@ -196,9 +200,10 @@ class CityEditorController(QtCore.QObject):
                 playback.pause()
             self.select_tool(self.tool_key)
             self.sync(force=True)
-            dock = self.host.docks.get("problems")
-            if dock is not None:
-                dock.show()
+            problems_ctl = self.host.window.features.get("problems") if hasattr(self.host.window, "features") \
+                else None
+            if problems_ctl is not None:
+                problems_ctl.show_panel()
             self.host.window.status("City editor: W/T/C streets, 1–5 buildings, X erase, R rectangle, K eyedropper, "
                                     "M move block; E leaves.", 10000)
         else:
@@ -264,7 +269,22 @@ class CityEditorController(QtCore.QObject):
         if city is self.shown_city and not force:
             return
         self.shown_city = city
-        redraw(self.map, city, self.show_lanes and self.on)
+        redraw(self.map, city)
+        if self.show_lanes and self.on:
+            self._lanes_timer.start(0)
+        else:
+            self._lanes_timer.stop()
+            self.map.tools.set_overlay(None)
+
+    @property
+    def lanes_pending(self) -> bool:
+        return self._lanes_timer.isActive()
+
+    def draw_lanes(self) -> None:
+        """The lane graph's lanes over the shown city (editor mode, Show lanes)."""
+        self._lanes_timer.stop()
+        if self.shown_city is not None and self.show_lanes and self.on:
+            self.map.tools.set_overlay(lanes_rgba(self.shown_city))
 
     # ---- whole-city commands ------------------------------------------------------------------------------------
     def new_city_dialog(self) -> None:

@@ -23,6 +23,8 @@ from ..panels import register as register_panel
 
 #: Wait (ms) after the last change before checking again.
 RECHECK_DELAY_MS = 120
+#: Width (px) the dock takes when opened narrower (the messages are long).
+PANEL_WIDTH = 640
 
 
 def safe_collect(session: Any) -> list[Problem]:
@@ -72,10 +74,13 @@ class ProblemsController(QtCore.QObject):
         return self.problems
 
     def show_panel(self) -> None:
+        """Open the Problems dock (wide enough to read its messages) and check now."""
         dock = self.host.docks.get("problems") if hasattr(self.host.docks, "get") else None
         if dock is not None:
             dock.show()
             dock.raise_()
+            if dock.width() < PANEL_WIDTH and not dock.isFloating():
+                self.host.window.resizeDocks([dock], [PANEL_WIDTH], QtCore.Qt.Orientation.Horizontal)
         self.refresh_now()
 
     def show_problem(self, problem: Problem) -> None:
@@ -100,5 +105,5 @@ def _panel(session: Any, jobs: Any):
     return ProblemsPanel()
 
 
-register_panel(PanelSpec("problems", "Problems", BOTTOM, _panel, visible=False, height=180))
+register_panel(PanelSpec("problems", "Problems", BOTTOM, _panel, visible=False, height=180, width=PANEL_WIDTH))
 register(FeatureSpec("problems", ProblemsController))

@@ -197,12 +197,16 @@ def _walking_findings(city: CityMap) -> list[Finding]:
         main_part = main
     else:
         main_part = int(goal_parts[0]) if len(goal_parts) else int(np.argmax(sizes))
+    boxes = ndimage.find_objects(walk_lab)
+    goal_set = set(goal_parts.tolist())
     for part in range(1, n + 1):
-        if part == main_part or part in goal_parts:
+        if part == main_part or part in goal_set:
             continue
+        sl = boxes[part - 1]
+        cells = np.argwhere(walk_lab[sl] == part) + (sl[0].start, sl[1].start)
         out.append(Finding(WARNING, "isolated-walking",
                            f"isolated walking area ({int(sizes[part])} cells) not connected to the main walking "
-                           "network", _cells(walk_lab == part)))
+                           "network", _cells(cells)))
     return out
 
 
@@ -218,12 +222,16 @@ def _building_findings(city: CityMap) -> list[Finding]:
         if n == 0:
             continue
         hit = ndimage.maximum(reach, lab, index=np.arange(1, n + 1))
-        for i in np.flatnonzero(~np.asarray(hit, bool)):
-            cells = lab == i + 1
-            r, c = np.argwhere(cells)[0]
-            name = _building_name(city, int(r), int(c))
+        boxes = ndimage.find_objects(lab)
+        missed = np.flatnonzero(~np.asarray(hit, bool))
+        for i in missed[:MAX_PER_CODE]:     # the rest are only counted (_limit says how many)
+            sl = boxes[i]
+            cells = np.argwhere(lab[sl] == i + 1) + (sl[0].start, sl[1].start)
+            r, c = (int(v) for v in cells[0])
+            name = _building_name(city, r, c)
             out.append(Finding(WARNING, code, f"{name} at ({r}, {c}) cannot be reached by {who}: it is never a "
                                               "goal", _cells(cells)))
+        out.extend(Finding(WARNING, code, "") for _ in missed[MAX_PER_CODE:])
     return out
 
 

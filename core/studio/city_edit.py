@@ -172,8 +172,8 @@ class CityEdit(_CityChange):
         ed.draft.apply(self.patch, undo=True)
         if self.old_generator is not None:
             ed.draft.generator = dict(self.old_generator)
-        if self.old_city is not None:      # back to the city read from a file: the very same object
-            _set_city(target, self.old_city)
+        if self.old_city is not None:      # back to the city read from a file: the very same object (the draft,
+            _set_city(target, self.old_city, ed.draft)   # now equal to its cells, and the builder's cache stay)
             self._restore_file(target)
         else:
             self._restore_file(target)
