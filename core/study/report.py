@@ -4,7 +4,8 @@ Per rater (each participant, each model run) and pooled over human participants:
 (Slow, Normal, Fast, Stop; the header carries the study's hardness marks) and overall, over the test questions
 the rater answered; unanswered questions are counted (``n``) and an answer that is no option (a model's
 unparseable reply, a time-out) counts as wrong and is counted separately (``none``). Fleiss' kappa is computed
-over the human raters, on the questions all of them answered with an option.
+over the human raters who finished (answered every test question), on the questions all of them answered with an
+option (a time-out is no option).
 """
 from __future__ import annotations
 
@@ -109,8 +110,8 @@ class StudyReport:
         head = ["Rater"] + [f"{w}{marks.get(w, '')}" for w in ACTION_WORDS] + ["Overall", "n", "none"]
         rows = [head]
         for s in self.scores:
-            rows.append([s.name] + [_pct(v) for v in s.per_action] + [_pct(s.overall), f"{s.answered}/"
-                        f"{len(self.study.test)}", str(s.none)])
+            n = str(s.answered) if s.kind == "pooled" else f"{s.answered}/{len(self.study.test)}"
+            rows.append([s.name] + [_pct(v) for v in s.per_action] + [_pct(s.overall), n, str(s.none)])
         return rows
 
     def table_text(self) -> str:
@@ -119,8 +120,8 @@ class StudyReport:
         lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
                  for r in rows]
         lines.insert(1, "-" * len(lines[0]))
-        k = "n/a (needs >= 2 human raters with common answers)" if np.isnan(self.kappa) else \
-            f"{self.kappa:.3f} ({self.kappa_raters} raters, {self.kappa_items} common questions)"
+        k = "n/a (needs >= 2 human raters who finished)" if np.isnan(self.kappa) else \
+            f"{self.kappa:.3f} ({self.kappa_raters} raters who finished, {self.kappa_items} common questions)"
         lines.append("")
         lines.append(f"Fleiss' kappa (humans): {k}")
         return "\n".join(lines)
@@ -171,7 +172,11 @@ def build_report(study: Study, raters: list[Rater] | None = None) -> StudyReport
                        sum(s.confusion for s in humans), sum(s.none for s in humans),
                        [x for s in humans for x in s.rts])
         scores.append(pooled)
-    human_answers = {r.name: {q: a.answer for q, a in r.answers.items()} for r in raters if r.kind == "human"}
+    # kappa over the raters who finished (answered every test question); a session still running or abandoned
+    # would otherwise shrink the common questions to the few it reached
+    n_test = len(study.test)
+    human_answers = {r.name: {q: a.answer for q, a in r.answers.items()} for r in raters
+                     if r.kind == "human" and len(r.answers) >= n_test}
     kappa, items = float("nan"), 0
     if len(human_answers) >= 2:
         table, common = counts_table(human_answers, ACTION_LETTERS)

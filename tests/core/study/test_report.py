@@ -46,21 +46,26 @@ def test_report_arithmetic_and_exports(small_study, tmp_path):
     _answer_all(study, "H1", lambda q: q.truth_letter, 800)
     _answer_all(study, "H2", lambda q: "D", 1200)
     _answer_all(study, "H3", lambda q: None if q.truth == 0 else q.truth_letter)
+    with Journal(journal_path(study.responses_dir, "H4"), "H4", study.bank_sha256) as j:   # left after 2 answers
+        for qid in participant_order(study, "H4")[:2]:
+            j.answer("test", qid, "A", 500)
     rep = build_report(study)
     by = {s.name: s for s in rep.scores}
+    assert by["H4"].answered == 2 and rep.kappa_raters == 3      # an unfinished session is left out of kappa
     n_per = np.bincount([q.truth for q in test], minlength=4)
     assert by["H1"].overall == 1.0 and by["H1"].per_action == [1.0] * 4
     assert by["H2"].per_action == [0.0, 0.0, 0.0, 1.0]
     assert by["H2"].overall == pytest.approx(n_per[3] / len(test))
     assert by["H3"].none == n_per[0] and by["H3"].per_action[0] == 0.0
     pooled = by["Humans (pooled)"]
-    assert pooled.total.tolist() == (3 * n_per).tolist()
-    assert pooled.correct.tolist() == [n_per[0], 2 * n_per[1], 2 * n_per[2], 3 * n_per[3]]
+    h4 = by["H4"]
+    assert (pooled.total - h4.total).tolist() == (3 * n_per).tolist()
+    assert (pooled.correct - h4.correct).tolist() == [n_per[0], 2 * n_per[1], 2 * n_per[2], 3 * n_per[3]]
     assert by["H2"].confusion[:, 3].tolist() == n_per.tolist()
     assert by["H3"].confusion[0, 4] == n_per[0]
     # kappa over the three humans on the questions all answered with an option (H3 gave none on Slow ones)
     table, _ = counts_table({n: {q: a.answer for q, a in r.answers.items()} for n, r in
-                             ((r.name, r) for r in rep.raters)}, ["A", "B", "C", "D"])
+                             ((r.name, r) for r in rep.raters) if n != "H4"}, ["A", "B", "C", "D"])
     assert rep.kappa_items == len(test) - n_per[0] and rep.kappa == pytest.approx(fleiss_kappa(table))
     text = rep.table_text()
     assert "Humans (pooled)" in text and "Fleiss' kappa (humans):" in text
@@ -68,7 +73,7 @@ def test_report_arithmetic_and_exports(small_study, tmp_path):
         assert f"{w}{study.hardness[w]}" in text
     rep.export(tmp_path / "a.csv", tmp_path / "a.jsonl")
     rows = list(csv.DictReader(open(tmp_path / "a.csv")))
-    assert len(rows) == 3 * len(test) and tuple(rows[0]) == EXPORT_FIELDS
+    assert len(rows) == 3 * len(test) + 2 and tuple(rows[0]) == EXPORT_FIELDS
     j = [json.loads(x) for x in open(tmp_path / "a.jsonl")]
     assert j[0]["participant"] == "H1" and j[0]["rt_ms"] == 800 and j[0]["frame"].startswith("seed")
     assert sum(r["correct"] for r in j) == int(pooled.correct.sum())

@@ -1,0 +1,149 @@
+"""Study feature: the "&Study" menu — design a study (a background job), run a participant session full screen,
+and show results (Table 4 layout, kappa, confusion matrix, response times, exports). Logic lives in core/study.
+
+File choices go through :attr:`StudyController.pick_folder` / :attr:`pick_save` so tests answer them without a
+native dialog.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+from PySide6 import QtCore, QtWidgets
+
+from app.features import FeatureSpec, register
+from core.errors import LogiCityError
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _pick_folder(parent: QtWidgets.QWidget, title: str) -> str:
+    return QtWidgets.QFileDialog.getExistingDirectory(parent, title)
+
+
+def _pick_save(parent: QtWidgets.QWidget, title: str, filt: str) -> str:
+    return QtWidgets.QFileDialog.getSaveFileName(parent, title, "", filt)[0]
+
+
+class StudyController(QtCore.QObject):
+    made = QtCore.Signal(object)          # the Study, after New Study's job finished
+
+    def __init__(self, host) -> None:
+        super().__init__()
+        self.host = host
+        self.window = host.window
+        self.pick_folder: Callable[[str], str] = lambda title: _pick_folder(self.window, title)
+        self.pick_save: Callable[[str, str], str] = lambda title, f: _pick_save(self.window, title, f)
+        self.full_screen = True
+        self.runners: list[QtWidgets.QWidget] = []
+        self.results: list[QtWidgets.QWidget] = []
+        self.job = None
+        menu = host.menu("&Study")
+        self.act_new = host.action("&New Study…", self.new_study, None, "Design a study and make its question bank")
+        self.act_run = host.action("&Run Participant Session…", self.run_session, None,
+                                   "Open a study and run one participant full screen")
+        self.act_results = host.action("Study &Results…", self.show_results, None,
+                                       "Accuracy per action, Fleiss' kappa, confusion matrix, response times")
+        for a in (self.act_new, self.act_run, self.act_results):
+            menu.addAction(a)
+
+    # ---- design -------------------------------------------------------------------------------------------------
+    def new_study(self) -> QtWidgets.QDialog:
+        from widgets.study_designer import StudyDesignerDialog
+
+        modes = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "configs" / "modes").glob("*.yaml"))
+        dlg = StudyDesignerDialog(modes, self.window)
+        dlg.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
+        dlg.accepted.connect(lambda: self.make(dlg.spec(), dlg.target()))
+        dlg.open()
+        return dlg
+
+    def make(self, spec, folder: Path):
+        from core.study.design import make_study
+
+        def work(ctx):
+            return make_study(spec, folder, base=ROOT, progress=lambda stage, d, t: ctx.progress(stage, d, t),
+                              cancelled=lambda: ctx.cancelled)
+
+        self.window.status(f"making study {spec.name}…")
+        self.job = self.host.jobs.start(work, kind="study")
+        self.job.progress.connect(lambda v: self.window.status(f"study: {v[0]} {v[1]}/{v[2]}"))
+        self.job.succeeded.connect(self._made)
+        return self.job
+
+    def _made(self, study) -> None:
+        self.window.status(f"study made: {len(study.test)} questions in {study.folder}")
+        self.made.emit(study)
+
+    def _load(self, folder: str | Path | None, title: str):
+        from core.study.design import load_study
+
+        folder = folder or self.pick_folder(title)
+        if not folder:
+            return None
+        try:
+            return load_study(folder)
+        except LogiCityError as exc:
+            self.window.show_error("Cannot open the study", exc.location() or str(folder), exc.message)
+            return None
+
+    # ---- participants ---------------------------------------------------------------------------------------------
+    def run_session(self, folder: str | Path | None = None):
+        from widgets.study_runner import StudyRunnerWindow
+
+        study = self._load(folder, "Open a study folder")
+        if study is None:
+            return None
+        win = StudyRunnerWindow(study)
+        win.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
+        win.finished.connect(lambda pid: self.window.status(f"participant {pid} finished"))
+        win.destroyed.connect(lambda *_: self.runners.remove(win) if win in self.runners else None)
+        self.runners.append(win)
+        win.showFullScreen() if self.full_screen else win.show()
+        win.activateWindow()
+        win.pid.setFocus()
+        return win
+
+    # ---- results --------------------------------------------------------------------------------------------------
+    def show_results(self, folder: str | Path | None = None):
+        from core.study.report import build_report
+        from widgets.study_results import StudyResultsView
+
+        study = self._load(folder, "Open a study folder")
+        if study is None:
+            return None
+        view = StudyResultsView()
+        view.setWindowTitle(f"Study results — {study.spec.name}")
+        view.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
+        view.resize(1200, 800)
+
+        def refresh() -> None:
+            try:
+                view.set_report(build_report(study))
+            except LogiCityError as exc:
+                self.window.show_error("Cannot read the study's journals", exc.location(), exc.message)
+
+        def export(kind: str) -> None:
+            path = self.pick_save(f"Export answers ({kind.upper()})", f"{kind.upper()} (*.{kind})")
+            if path and view.report is not None:
+                view.report.export(Path(path) if kind == "csv" else None, Path(path) if kind == "jsonl" else None)
+                self.window.status(f"exported {len(view.report.long_rows())} answers to {path}")
+
+        view.refresh_requested.connect(refresh)
+        view.export_requested.connect(export)
+        refresh()
+        view.destroyed.connect(lambda *_: self.results.remove(view) if view in self.results else None)
+        self.results.append(view)
+        view.show()
+        return view
+
+    def shutdown(self, wait_ms: int) -> bool:
+        for w in list(self.runners) + list(self.results):
+            w.close()
+        if self.job is not None and self.job.is_running():
+            self.job.cancel()
+            return self.job.wait(wait_ms)
+        return True
+
+
+register(FeatureSpec("study", lambda host: StudyController(host)))

@@ -1,0 +1,137 @@
+"""Study designer dialog: the fields of a :class:`core.study.design.StudySpec` plus the new study's folder.
+
+Defaults are the paper's mini-test recipe (117 questions on tiro/reckless cars, hard VAP mode, 5 training
+documents, 4 practice questions). OK is enabled only for a spec the core accepts and an empty or new folder; the
+controller then makes the study as a background job.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6 import QtWidgets
+
+from core.errors import ConfigError
+from core.study.design import MODALITIES, StudySpec
+from core.study.source import SimulatedSource
+from core.world import KNOWN_CONCEPTS
+
+
+class StudyDesignerDialog(QtWidgets.QDialog):
+    def __init__(self, modes: list[str], parent: QtWidgets.QWidget | None = None,
+                 folder: str = "") -> None:
+        super().__init__(parent)
+        self.setWindowTitle("New study")
+        d = StudySpec()
+        f = QtWidgets.QFormLayout(self)
+        self.name = QtWidgets.QLineEdit(d.name)
+        self.mode = QtWidgets.QComboBox()
+        self.mode.setEditable(True)
+        self.mode.addItems(modes)
+        self.mode.setCurrentText(d.source.mode)
+        self.split = QtWidgets.QComboBox()
+        self.split.addItems(["test", "val", "train"])
+        self.seeds = QtWidgets.QLineEdit("0-4")
+        self.steps = self._spin(1, 100000, d.source.steps)
+        self.min_step = self._spin(0, 100000, d.source.min_step)
+        self.questions = self._spin(1, 100000, d.questions)
+        self.concepts = QtWidgets.QListWidget()
+        self.concepts.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.MultiSelection)
+        for c in KNOWN_CONCEPTS:
+            self.concepts.addItem(c)
+            if c in d.concepts:
+                self.concepts.item(self.concepts.count() - 1).setSelected(True)
+        self.concepts.setMaximumHeight(120)
+        self.cars_only = QtWidgets.QCheckBox("cars only")
+        self.cars_only.setChecked(True)
+        self.modality = QtWidgets.QComboBox()
+        self.modality.addItems(list(MODALITIES))
+        self.training = self._spin(0, 100, d.training)
+        self.practice = self._spin(0, 100, d.practice)
+        self.sample_seed = self._spin(0, 2 ** 31 - 1, 0)
+        self.order_seed = self._spin(0, 2 ** 31 - 1, 0)
+        self.per_participant = QtWidgets.QCheckBox("different order for each participant")
+        self.per_participant.setChecked(True)
+        self.time_limit = QtWidgets.QDoubleSpinBox()
+        self.time_limit.setRange(0, 3600)
+        self.time_limit.setSpecialValueText("none")
+        self.time_limit.setSuffix(" s")
+        self.folder = QtWidgets.QLineEdit(folder)
+        browse = QtWidgets.QPushButton("Browse…")
+        browse.clicked.connect(self._browse)
+        frow = QtWidgets.QHBoxLayout()
+        frow.addWidget(self.folder, 1)
+        frow.addWidget(browse)
+        for label, w in (("Name", self.name), ("Mode", self.mode), ("Agent split", self.split),
+                         ("Worlds (seeds)", self.seeds), ("Steps per world", self.steps),
+                         ("First step asked", self.min_step), ("Test questions", self.questions),
+                         ("Agents with concept (none = all)", self.concepts), ("", self.cars_only),
+                         ("Modality", self.modality), ("Training documents", self.training),
+                         ("Practice questions", self.practice), ("Sampling seed", self.sample_seed),
+                         ("Order seed", self.order_seed), ("", self.per_participant),
+                         ("Time limit per question", self.time_limit)):
+            f.addRow(label, w)
+        f.addRow("Study folder", frow)
+        self.problem = QtWidgets.QLabel()
+        self.problem.setStyleSheet("color: #b00020;")
+        self.problem.setWordWrap(True)
+        f.addRow(self.problem)
+        self.buttons = QtWidgets.QDialogButtonBox(QtWidgets.QDialogButtonBox.StandardButton.Ok
+                                                  | QtWidgets.QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        f.addRow(self.buttons)
+        for w in (self.name, self.seeds, self.folder):
+            w.textChanged.connect(self._validate)
+        for w in (self.questions, self.training, self.practice, self.steps):
+            w.valueChanged.connect(self._validate)
+        self._validate()
+
+    def _spin(self, lo: int, hi: int, value: int) -> QtWidgets.QSpinBox:
+        s = QtWidgets.QSpinBox()
+        s.setRange(lo, hi)
+        s.setValue(value)
+        return s
+
+    def _browse(self) -> None:
+        path = QtWidgets.QFileDialog.getExistingDirectory(self, "Study folder (new or empty)")
+        if path:
+            self.folder.setText(path)
+
+    def _seeds(self) -> tuple[int, ...]:
+        from core.cli.study import _seeds
+
+        return _seeds(self.seeds.text())
+
+    def spec(self) -> StudySpec:
+        """The spec as entered (raises ConfigError / ValueError when something is wrong)."""
+        try:
+            seeds = self._seeds()
+        except Exception as exc:  # argparse's error type
+            raise ConfigError(str(exc)) from None
+        concepts = tuple(i.text() for i in self.concepts.selectedItems())
+        tl = self.time_limit.value()
+        spec = StudySpec(self.name.text().strip() or "study",
+                         SimulatedSource(self.mode.currentText(), self.split.currentText(), seeds, self.steps.value(),
+                                         self.min_step.value()),
+                         self.questions.value(), concepts, self.cars_only.isChecked(), self.sample_seed.value(),
+                         self.modality.currentText(), self.training.value(), self.practice.value(),
+                         self.order_seed.value(), self.per_participant.isChecked(), tl if tl > 0 else None)
+        spec.check()
+        return spec
+
+    def target(self) -> Path:
+        return Path(self.folder.text().strip())
+
+    def _validate(self) -> None:
+        problem = ""
+        try:
+            self.spec()
+        except (ConfigError, ValueError) as exc:
+            problem = str(exc)
+        t = self.folder.text().strip()
+        if not problem and not t:
+            problem = "choose a folder for the study"
+        elif not problem and Path(t).exists() and (not Path(t).is_dir() or any(Path(t).iterdir())):
+            problem = "the study folder must be new or empty"
+        self.problem.setText(problem)
+        self.buttons.button(QtWidgets.QDialogButtonBox.StandardButton.Ok).setEnabled(not problem)
