@@ -84,13 +84,38 @@ def world_dir(out: Path, stage: str, w: int) -> Path:
     return out / stage / f"world_{w:04d}"
 
 
+_CONFIG_CACHE: dict[tuple, dict[str, Any]] = {}
+
+
 def load_stage_configs(config: VapDataConfig) -> dict[str, Any]:
     """The mode's :class:`~core.sim.config.SimConfig` per stage: one city, ontology and rule set, and each stage's
-    own agent file when the mode names one (``agents_<stage>``)."""
+    own agent file when the mode names one (``agents_<stage>``). Cached per process while no file changed (the
+    studio and tests generate repeatedly; loading the map is most of a small run's set-up)."""
+    path = mode_path(config.mode).resolve()
+    hit = _CONFIG_CACHE.get((str(path),))
+    if hit is not None and hit["stamp"] == _stamp(hit["files"]):
+        return hit["configs"]
+    configs = _load_stage_configs(path)
+    files = [str(path)] + sorted({f for c in configs.values() for f in c.files.values()})
+    _CONFIG_CACHE[(str(path),)] = {"configs": configs, "files": files, "stamp": _stamp(files)}
+    return configs
+
+
+def _stamp(files: list[str]) -> tuple:
+    out = []
+    for f in files:
+        try:
+            st = os.stat(f)
+            out.append((f, st.st_mtime_ns, st.st_size))
+        except OSError:
+            out.append((f, None, None))
+    return tuple(out)
+
+
+def _load_stage_configs(path: Path) -> dict[str, Any]:
     from ...agents.io import load_agent_set
     from ...sim.config import load_mode
 
-    path = mode_path(config.mode)
     base = load_mode(path)
     files = base.extra.get("agent_files", {})
     out = {}
@@ -212,12 +237,18 @@ def generate(config: VapDataConfig, out_dir: str | Path, progress: Progress | No
     return GenerationResult(manifest, made, skipped, cancelled, frames, time.perf_counter() - t0)
 
 
+_DEFAULT_ICONS: list = []
+
+
 def _icon_set(config: VapDataConfig):
+    """The shipped art (loaded once per process) or the user's library (read again every run)."""
     from ...render.icons import IconSet
 
     if config.icons == "library":
         return IconSet.default()
-    return IconSet.load(library=None)
+    if not _DEFAULT_ICONS:
+        _DEFAULT_ICONS.append(IconSet.load(library=None))
+    return _DEFAULT_ICONS[0]
 
 
 def _renderer(city, icons, ppc: int, seed: int, render_seed: int, cache: dict):
@@ -225,11 +256,14 @@ def _renderer(city, icons, ppc: int, seed: int, render_seed: int, cache: dict):
     from ...render.renderer import Renderer
 
     r = Renderer(city, icons=icons, px_per_cell=ppc, seed=seed)
-    key = (id(city), ppc, render_seed)
+    key = (id(city), id(icons), ppc, render_seed)
     if key not in cache:
-        cache[key] = Renderer(city, icons=icons, px_per_cell=ppc, seed=render_seed).background()
-        cache[key].setflags(write=False)
-    r._background = cache[key]  # the static map of render_seed; only agent variants use the world seed
+        if len(cache) >= 4:
+            cache.clear()
+        bg = Renderer(city, icons=icons, px_per_cell=ppc, seed=render_seed).background()
+        bg.setflags(write=False)
+        cache[key] = (city, icons, bg)   # city and icons kept alive: their ids cannot be reused meanwhile
+    r._background = cache[key][2]  # the static map of render_seed; only agent variants use the world seed
     return r
 
 
