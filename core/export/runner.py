@@ -134,8 +134,38 @@ def _prepare_folder(out: Path, spec: ExporterSpec, chash: str, shards: list[Shar
         state.mkdir(exist_ok=True)
         atomic_write_text(plan_path, json.dumps({"kind": spec.name, "config_hash": chash,
                                                  "shards": [s.to_json() for s in shards]}, indent=1))
+    _lock(state, out)
     for folder in [out, state, *[p for p in out.rglob("*") if p.is_dir()]]:
         clean_stale_temps(folder)
+
+
+LOCK = "lock"
+
+
+def _lock(state: Path, out: Path) -> None:
+    """One run per folder: ``.export/lock`` names the running process (host tag and pid); a lock whose process is
+    gone (a killed run) is taken over."""
+    import os
+
+    from ..fileio import host_tag, pid_alive
+
+    path = state / LOCK
+    try:
+        host, pid = path.read_text().split()
+        pid_i = int(pid)
+    except (OSError, ValueError):
+        host, pid_i = "", -1
+    if host == host_tag() and pid_i != os.getpid() and pid_alive(pid_i):
+        raise ExportError(f"another export (process {pid_i}) is writing into this folder; wait for it or cancel it",
+                          out)
+    atomic_write_text(path, f"{host_tag()} {os.getpid()}\n")
+
+
+def _unlock(state: Path) -> None:
+    try:
+        (state / LOCK).unlink()
+    except OSError:
+        pass
 
 
 def _clear_previous(out: Path, plan: Mapping[str, Any]) -> None:
@@ -178,52 +208,57 @@ def run_export(kind: str, options: Mapping[str, Any], out: str | Path, *, backen
     out = Path(out)
     _prepare_folder(out, spec, chash, shards, overwrite)
     state = out / STATE_DIR
-    records: dict[str, dict[str, Any]] = {}
-    for s in shards:
-        rec = _read_json(state / f"{s.name}.json")
-        if rec is not None and _record_ok(out, rec):
-            records[s.name] = rec
-    report = ExportReport(kind, out, {}, skipped=sorted(records), backend=backend)
-    pending = [s for s in shards if s.name not in records]
-    total = len(shards)
-    if progress:
-        progress(len(records), total, f"{len(records)} of {total} shards already done" if records else "starting")
-    if pending:
-        runner = make_backend(backend, workers=workers, ray_address=ray_address, retries=retries)
-        report.workers = runner.workers
+    try:
+        records: dict[str, dict[str, Any]] = {}
+        for s in shards:
+            rec = _read_json(state / f"{s.name}.json")
+            if rec is not None and _record_ok(out, rec):
+                records[s.name] = rec
+        report = ExportReport(kind, out, {}, skipped=sorted(records), backend=backend)
+        pending = [s for s in shards if s.name not in records]
+        total = len(shards)
+        if progress:
+            progress(len(records), total, f"{len(records)} of {total} shards already done" if records else "starting")
+        if pending:
+            runner = make_backend(backend, workers=workers, ray_address=ray_address, retries=retries)
+            report.workers = runner.workers
 
-        def on_done(result: dict[str, Any]) -> None:
-            rec = {"shard": result["shard"], "files": result["files"], "counts": result["counts"]}
-            atomic_write_text(state / f"{result['shard']}.json", json.dumps(rec, indent=1, sort_keys=True))
-            records[result["shard"]] = rec
-            report.ran.append(result["shard"])
-            if progress:
-                progress(len(records), total, f"{result['shard']} done")
+            def on_done(result: dict[str, Any]) -> None:
+                rec = {"shard": result["shard"], "files": result["files"], "counts": result["counts"]}
+                atomic_write_text(state / f"{result['shard']}.json", json.dumps(rec, indent=1, sort_keys=True))
+                records[result["shard"]] = rec
+                report.ran.append(result["shard"])
+                if progress:
+                    progress(len(records), total, f"{result['shard']} done")
 
-        def on_failure(failure: ShardFailure) -> None:
-            report.failures.append(failure)
-            if progress:
-                progress(len(records), total, f"{failure.shard} failed (attempt {failure.attempt}), retrying: "
-                                              f"{failure.error}")
+            def on_failure(failure: ShardFailure) -> None:
+                report.failures.append(failure)
+                if progress:
+                    progress(len(records), total, f"{failure.shard} failed (attempt {failure.attempt}), retrying: "
+                                                  f"{failure.error}")
 
-        try:
-            runner.run(kind, opts, [s.to_json() for s in pending], str(out), on_done, on_failure,
-                       cancelled or (lambda: False))
-        finally:
-            _log_run(state, report, backend, time.perf_counter() - t0, complete=len(records) == total)
-    if cancelled and cancelled():
-        raise Cancelled(f"cancelled with {len(records)} of {total} shards done")
-    results = [ShardResult(s.name, [f["path"] for f in records[s.name]["files"]], dict(records[s.name]["counts"]))
-               for s in shards]
-    if progress:
-        progress(total, total, "finalizing")
-    fin = spec.finalize(opts, results, out)
-    report.manifest = _write_manifest(out, spec, opts, chash, files, shards, records, fin)
-    report.seconds = time.perf_counter() - t0
-    _log_run(state, report, backend, report.seconds, complete=True, final=True)
-    if progress:
-        progress(total, total, "done")
-    return report
+            try:
+                runner.run(kind, opts, [s.to_json() for s in pending], str(out), on_done, on_failure,
+                           cancelled or (lambda: False))
+            except BaseException as exc:
+                _log_run(state, report, backend, time.perf_counter() - t0, complete=False, error=str(exc)[:300])
+                raise
+        if cancelled and cancelled():
+            _log_run(state, report, backend, time.perf_counter() - t0, complete=False, error="cancelled")
+            raise Cancelled(f"cancelled with {len(records)} of {total} shards done")
+        results = [ShardResult(s.name, [f["path"] for f in records[s.name]["files"]], dict(records[s.name]["counts"]))
+                   for s in shards]
+        if progress:
+            progress(total, total, "finalizing")
+        fin = spec.finalize(opts, results, out)
+        report.manifest = _write_manifest(out, spec, opts, chash, files, shards, records, fin)
+        report.seconds = time.perf_counter() - t0
+        _log_run(state, report, backend, report.seconds, complete=True)
+        if progress:
+            progress(total, total, "done")
+        return report
+    finally:
+        _unlock(state)
 
 
 def _write_manifest(out: Path, spec: ExporterSpec, opts: Mapping[str, Any], chash: str,
@@ -255,13 +290,13 @@ def _write_manifest(out: Path, spec: ExporterSpec, opts: Mapping[str, Any], chas
 
 
 def _log_run(state: Path, report: ExportReport, backend: str, seconds: float, complete: bool,
-             final: bool = False) -> None:
+             error: str | None = None) -> None:
     """Append one line to ``.export/runs.jsonl`` (best effort: the log never fails an export)."""
     line = {"time": time.strftime("%Y-%m-%dT%H:%M:%S"), "backend": backend, "workers": report.workers,
             "ran": len(report.ran), "skipped": len(report.skipped), "seconds": round(seconds, 3),
             "complete": complete, "failures": [f.__dict__ for f in report.failures]}
-    if final:
-        line["manifest"] = True
+    if error:
+        line["stopped"] = error
     try:
         with open(state / "runs.jsonl", "a", encoding="utf-8") as fh:
             fh.write(json.dumps(line) + "\n")

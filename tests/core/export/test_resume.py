@@ -68,3 +68,21 @@ def test_changed_file_is_redone_and_other_export_refused(tmp_path):
     assert (tmp_path / "busy" / "notes.txt").read_text() == "mine"
     with pytest.raises(ExportError, match="--steps must be >= 0"):
         run_export("episodes", {"steps": -1}, tmp_path / "x", backend="inline")
+
+
+def test_one_run_per_folder(tmp_path):
+    from core.fileio import host_tag
+
+    out = tmp_path / "out"
+    run_export("episodes", {"episodes": 1, "steps": 2}, out, backend="inline")
+    assert not (out / STATE_DIR / "lock").exists()                 # released after the run
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        (out / STATE_DIR / "lock").write_text(f"{host_tag()} {other.pid}\n")
+        with pytest.raises(ExportError, match=f"another export \\(process {other.pid}\\)"):
+            run_export("episodes", {"episodes": 1, "steps": 2}, out, backend="inline")
+    finally:
+        other.kill()
+        other.wait()
+    report = run_export("episodes", {"episodes": 1, "steps": 2}, out, backend="inline")   # its process is gone
+    assert report.skipped == ["shard-00000"]
