@@ -64,6 +64,8 @@ class TimelineBar(QtWidgets.QWidget):
         self._lane_colour: dict[str, tuple[int, int, int]] = {}
         self._steps: list[int] = []
         self._sorted = True
+        self._lanes_pm: QtGui.QPixmap | None = None   # the painted lanes (see paintEvent)
+        self._lanes_key: object = None
 
     def sizeHint(self) -> QtCore.QSize:
         return QtCore.QSize(600, 16 + self.LANE_H * max(1, len(self.lanes)) + 26)
@@ -159,18 +161,30 @@ class TimelineBar(QtWidgets.QWidget):
         lanes_top = 6
         lane_names = [n for n, _, _ in self.lanes]
         track_y = lanes_top + self.LANE_H * max(1, len(self.lanes)) + 4
-        # lane backgrounds + markers
+        # lane backgrounds + markers: one cached picture, redrawn when the markers, range, lanes or size change
+        # (moving the cursor while scrubbing repaints the bar without drawing a single marker)
         bins = self._binned()
-        for li, (name, _label, colour) in enumerate(self.lanes):
-            y = lanes_top + li * self.LANE_H
-            p.fillRect(QtCore.QRectF(x0, y, x1 - x0, self.LANE_H - 1), QtGui.QColor(0, 0, 0, 18))
-            col = QtGui.QColor(*colour)
-            for a, b in bins.get(name, (np.zeros((0, 2), np.int64), colour))[0].tolist():
-                p.fillRect(QtCore.QRectF(a, y, b - a, self.LANE_H - 1), col)
-        for lane, (runs, colour) in bins.items():   # markers of unknown lanes go on the first lane
-            if lane not in lane_names:
-                for a, b in runs.tolist():
-                    p.fillRect(QtCore.QRectF(a, lanes_top, b - a, self.LANE_H - 1), QtGui.QColor(*colour))
+        key = (self._bins_width, tuple(self.lanes), self.devicePixelRatioF())
+        if self._lanes_key != key or self._lanes_pm is None:
+            self._lanes_key = key
+            dpr = self.devicePixelRatioF()
+            pm = QtGui.QPixmap(max(1, int(self.width() * dpr)), max(1, int(track_y * dpr)))
+            pm.setDevicePixelRatio(dpr)
+            pm.fill(QtCore.Qt.GlobalColor.transparent)
+            q = QtGui.QPainter(pm)
+            for li, (name, _label, colour) in enumerate(self.lanes):
+                y = lanes_top + li * self.LANE_H
+                q.fillRect(QtCore.QRectF(x0, y, x1 - x0, self.LANE_H - 1), QtGui.QColor(0, 0, 0, 18))
+                col = QtGui.QColor(*colour)
+                for a, b in bins.get(name, (np.zeros((0, 2), np.int64), colour))[0].tolist():
+                    q.fillRect(QtCore.QRectF(a, y, b - a, self.LANE_H - 1), col)
+            for lane, (runs, colour) in bins.items():   # markers of unknown lanes go on the first lane
+                if lane not in lane_names:
+                    for a, b in runs.tolist():
+                        q.fillRect(QtCore.QRectF(a, lanes_top, b - a, self.LANE_H - 1), QtGui.QColor(*colour))
+            q.end()
+            self._lanes_pm = pm
+        p.drawPixmap(0, 0, self._lanes_pm)
         # track
         p.fillRect(QtCore.QRectF(x0, track_y, x1 - x0, 6), pal.color(QtGui.QPalette.ColorRole.Mid))
         if self.maximum:
