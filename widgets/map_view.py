@@ -499,13 +499,13 @@ class MapView(pg.GraphicsView):
 
 def _polyline(paths: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Concatenate cell paths into x/y arrays with NaN breaks between agents (cell centres)."""
-    total = sum(len(p) + 1 for p in paths)
-    x = np.full(total, np.nan)
-    y = np.full(total, np.nan)
-    i = 0
-    for p in paths:
-        m = len(p)
-        x[i:i + m] = p[:, 1] + 0.5
-        y[i:i + m] = p[:, 0] + 0.5
-        i += m + 1
+    if not paths:
+        return np.zeros(0), np.zeros(0)
+    lens = np.fromiter((len(p) for p in paths), np.int64, len(paths))
+    cells = np.concatenate(paths)
+    x = np.full(int(lens.sum()) + len(paths), np.nan)
+    y = np.full(len(x), np.nan)
+    at = np.arange(len(cells)) + np.repeat(np.arange(len(paths)), lens)   # path i's cells shift by i NaN breaks
+    x[at] = cells[:, 1] + 0.5
+    y[at] = cells[:, 0] + 0.5
     return x, y

@@ -67,13 +67,28 @@ def build_scene(episode, k: int, *, scheme: str = "Type", selected: int | None =
         which = list(range(n))
     elif paths == "selected" and selected is not None:
         which = [selected]
-    drawn = tuple((i, episode.remaining_path(k, i)) for i in which)
+    drawn = remaining_paths(episode, k, which)
     fov = None
     if selected is not None:
         fov = fov_box(grounder, snap.positions[selected], snap.headings[selected])
     return MapScene(k, snap.positions, snap.headings, np.asarray(snap.agents.kinds), tuple(snap.agents.names),
                     col, episode.goals(k) if goals else None, drawn, selected, fov, snap.agents,
                     forced_at(episode, k))
+
+
+def remaining_paths(episode, k: int, agents: list[int]) -> tuple[tuple[int, np.ndarray], ...]:
+    """(agent, remaining planned cells [L, 2]) of ``agents`` at state ``k``: the same as
+    ``episode.remaining_path(k, i)`` for each, with the plan lookups done once over all agents (a frame draws every
+    agent's path; per-agent lookups were a good part of a 200-agent frame)."""
+    if not agents:
+        return ()
+    pid = np.asarray(episode.array("plan_id")[k])
+    idx = np.asarray(episode.array("path_index")[k], np.int64)
+    off = np.asarray(episode.array("plan_offsets"), np.int64)
+    cells = np.asarray(episode.array("plan_cells"))
+    starts = (off[pid] + idx).tolist()
+    ends = off[pid + 1].tolist()
+    return tuple((i, np.asarray(cells[starts[i]:ends[i]], np.int32)) for i in agents)
 
 
 def forced_at(episode, k: int) -> np.ndarray:
