@@ -37,6 +37,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     m.add_argument("--out", type=Path, required=True, help="new study folder")
     m.add_argument("--name", default="vap-mini-test")
     m.add_argument("--mode", default="configs/modes/vap_hard.yaml", help="mode file (relative to the repository)")
+    m.add_argument("--vap-dataset", type=Path, default=None, metavar="DIR",
+                   help="take questions from a VAP dataset (main.py vap generate) instead of simulating; "
+                        "--split picks its stage, --min-step its first frame")
     m.add_argument("--split", default="test", help="agent set split of the mode (train/val/test)")
     m.add_argument("--seeds", type=_seeds, default=(0, 1, 2, 3, 4), help="worlds to simulate, e.g. 0-4")
     m.add_argument("--steps", type=int, default=100)
@@ -83,7 +86,13 @@ def run_make(args: argparse.Namespace) -> int:
     from core.study.source import SimulatedSource
 
     concepts = tuple(c.strip() for c in args.concepts.split(",") if c.strip())
-    spec = StudySpec(args.name, SimulatedSource(args.mode, args.split, args.seeds, args.steps, args.min_step),
+    if args.vap_dataset is not None:
+        from core.study.source_vap import VapDatasetSource
+
+        source = VapDatasetSource(str(args.vap_dataset.resolve()), args.split, args.min_step)
+    else:
+        source = SimulatedSource(args.mode, args.split, args.seeds, args.steps, args.min_step)
+    spec = StudySpec(args.name, source,
                      args.questions, concepts, not args.all_agents, args.sample_seed, args.modality, args.training,
                      args.practice, args.order_seed, not args.same_order, args.time_limit)
     spec.check()

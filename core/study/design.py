@@ -57,7 +57,7 @@ class StudySpec:
     """What the designer asks for (the study.yaml keys besides the bank bookkeeping)."""
 
     name: str = "vap-mini-test"
-    source: SimulatedSource = field(default_factory=lambda: SimulatedSource("configs/modes/vap_hard.yaml"))
+    source: Any = field(default_factory=lambda: SimulatedSource("configs/modes/vap_hard.yaml"))  # or VapDatasetSource
     questions: int = 117
     concepts: tuple[str, ...] = ("tiro", "reckless")
     cars_only: bool = True
@@ -277,8 +277,9 @@ def make_study(spec: StudySpec, folder: str | Path, *, base: Path | None = None,
 
 def _render_images(spec: StudySpec, questions: list[Question], snaps: dict, folder: Path, base: Path | None,
                    progress) -> list[Question]:
-    """Render each question's frame to images/<id>.png: a square of :data:`IMAGE_CELLS` cells around the asked
-    agent (clipped to the map), the agent framed in :data:`FRAME_RGB`."""
+    """Each question's frame to images/<id>.png, the asked agent framed in :data:`FRAME_RGB`: simulated sources
+    render a square of :data:`IMAGE_CELLS` cells around the agent (clipped to the map); a VAP dataset's frame is
+    its own image."""
     import io
 
     from PIL import Image, ImageDraw
@@ -286,22 +287,29 @@ def _render_images(spec: StudySpec, questions: list[Question], snaps: dict, fold
     from ..render.renderer import Renderer
     from ..sim.config import load_mode
 
-    mode = Path(spec.source.mode)
-    if base is not None and not mode.is_absolute():
-        mode = base / mode
-    cfg = load_mode(mode, agents_split=spec.source.split)
-    renderer = Renderer(cfg.city, px_per_cell=8)
+    renderer = None
+    if isinstance(spec.source, SimulatedSource):
+        mode = Path(spec.source.mode)
+        if base is not None and not mode.is_absolute():
+            mode = base / mode
+        cfg = load_mode(mode, agents_split=spec.source.split)
+        renderer = Renderer(cfg.city, px_per_cell=8)
+        h, w = cfg.city.height, cfg.city.width
     (folder / "images").mkdir(exist_ok=True)
     out = []
-    h, w = cfg.city.height, cfg.city.width
     for k, q in enumerate(questions):
         snap = snaps[(q.world, q.step)]
-        r, c = (int(v) for v in snap.positions[q.agent])
-        r0 = min(max(r - IMAGE_CELLS // 2, 0), max(h - IMAGE_CELLS, 0))
-        c0 = min(max(c - IMAGE_CELLS // 2, 0), max(w - IMAGE_CELLS, 0))
-        frame = renderer.render(snap, crop=(r0, c0, min(IMAGE_CELLS, h), min(IMAGE_CELLS, w)))
-        img = Image.fromarray(frame.image, "RGB")
-        box = frame.boxes.get(q.agent)
+        if renderer is None:   # a dataset frame: its own image and boxes
+            _, png, boxes = snap
+            img = Image.open(png).convert("RGB")
+            box = boxes[q.agent] if q.agent < len(boxes) else None
+        else:
+            r, c = (int(v) for v in snap.positions[q.agent])
+            r0 = min(max(r - IMAGE_CELLS // 2, 0), max(h - IMAGE_CELLS, 0))
+            c0 = min(max(c - IMAGE_CELLS // 2, 0), max(w - IMAGE_CELLS, 0))
+            frame = renderer.render(snap, crop=(r0, c0, min(IMAGE_CELLS, h), min(IMAGE_CELLS, w)))
+            img = Image.fromarray(frame.image, "RGB")
+            box = frame.boxes.get(q.agent)
         if box is not None:
             x1, y1, x2, y2 = box
             ImageDraw.Draw(img).rectangle((x1 - 3, y1 - 3, x2 + 3, y2 + 3), outline=FRAME_RGB, width=4)
@@ -359,11 +367,18 @@ def load_study(path: str | Path) -> Study:
     reject_unknown_keys(d, ("format", "version", "name", "created", "source", "sampling", "modality", "training",
                             "practice", "order", "time_limit_s", "hardness", "instructions", "consent", "bank"))
     src = expect(d, "source", dict)
-    if src.get("kind") != "simulated":
-        raise src.error(f"unknown source kind {src.get('kind')!r} (this version reads 'simulated')", "kind")
-    source = SimulatedSource(str(expect(src, "mode", str)), src.get("split"),
-                             tuple(int(x) for x in expect(src, "seeds", list)), int(expect(src, "steps", int)),
-                             int(expect(src, "min_step", int)))
+    source: Any
+    if src.get("kind") == "simulated":
+        source = SimulatedSource(str(expect(src, "mode", str)), src.get("split"),
+                                 tuple(int(x) for x in expect(src, "seeds", list)), int(expect(src, "steps", int)),
+                                 int(expect(src, "min_step", int)))
+    elif src.get("kind") == "vap":
+        from .source_vap import VapDatasetSource
+
+        source = VapDatasetSource(str(expect(src, "path", str)), str(expect(src, "split", str)),
+                                  int(expect(src, "min_step", int)))
+    else:
+        raise src.error(f"unknown source kind {src.get('kind')!r} (expected 'simulated' or 'vap')", "kind")
     smp = expect(d, "sampling", dict)
     order = expect(d, "order", dict)
     tl = d.get("time_limit_s")
