@@ -107,7 +107,9 @@ class TimelineBar(QtWidgets.QWidget):
         last = self._steps[-1] if self._steps else -1
         for m in markers:
             self.markers.append(m)
-            self._lane_steps.setdefault(m.lane, []).append(m.step)
+            lane = self._lane_steps.setdefault(m.lane, [])
+            if not lane or lane[-1] != m.step:   # one entry per step and lane: the bins need no more
+                lane.append(m.step)
             self._lane_colour.setdefault(m.lane, m.colour)
             self._sorted = self._sorted and m.step >= last
             last = m.step
