@@ -62,9 +62,36 @@ def lanes_rgba(city: CityMap) -> np.ndarray | None:
     return out
 
 
+class _Layers:
+    """A window of a city's layers (what :func:`semantic_rgb` reads), to recolour only the cells an edit changed."""
+
+    def __init__(self, city: CityMap, rows: slice, cols: slice) -> None:
+        self.street = city.street[rows, cols]
+        self.midline = city.midline[rows, cols]
+        self.building = city.building[rows, cols]
+        self.shape = self.street.shape
+
+
 def redraw(view: Any, city: CityMap) -> None:
-    """The map layers of ``city`` after an edit: street codes with mid lanes, buildings, intersections."""
-    redraw_city(view, city, semantic_rgb(city), intersection_rgba(city))
+    """The map layers of ``city`` after an edit: street codes with mid lanes, buildings, intersections.
+
+    Only what changed since the city shown is recoloured (the bounding box of the changed cells; the intersection
+    overlay only when the intersections changed): a stroke costs its own size, not the city's."""
+    old = view.city
+    img = view.map_item.image
+    if old is None or old.shape != city.shape or img is None or img.shape[:2] != city.shape:
+        redraw_city(view, city, semantic_rgb(city), intersection_rgba(city))
+        return
+    diff = (old.street != city.street) | (old.building != city.building) | (old.midline != city.midline)
+    rgb = img
+    if diff.any():
+        rows, cols = np.flatnonzero(diff.any(axis=1)), np.flatnonzero(diff.any(axis=0))
+        rs, cs = slice(rows[0], rows[-1] + 1), slice(cols[0], cols[-1] + 1)
+        rgb = img.copy()
+        rgb[rs, cs] = semantic_rgb(_Layers(city, rs, cs))
+    same_inter = np.array_equal(old.intersections, city.intersections)
+    inter = view.inter_item.image if same_inter and view.inter_item.image is not None else intersection_rgba(city)
+    redraw_city(view, city, rgb, inter)
 
 
 def read_city_file(path: str | Path) -> CityMap:

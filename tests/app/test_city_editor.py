@@ -51,6 +51,8 @@ def test_paint_undo_validate_and_refuse_to_simulate(qtbot, win):
     assert (cfg.city.building[13, 20:31] == BUILDING_CODES["House"]).all()
     assert tuple(win.map.map_item.image[13, 25]) == PAINT_RGB["House"]         # drawn at once
     assert win.session.stack.count == 1 and win.session.stack.undo_text() == "Paint House"
+    qt_stack = win.undo                                              # the History dock's QUndoStack
+    assert qt_stack.count() == 1 and qt_stack.text(0) == "Paint House"
     qtbot.keyClick(win, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert cfg.city is before and tuple(win.map.map_item.image[13, 25]) != PAINT_RGB["House"]
 
@@ -75,6 +77,9 @@ def test_paint_undo_validate_and_refuse_to_simulate(qtbot, win):
     assert win.num_steps == steps and "Cannot simulate a step" in win.last_message
     qtbot.keyClick(win, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert [p for p in ctl.refresh_now() if p.is_error] == []
+    win.map.setFocus()
+    qtbot.keyClick(win.map, Qt.Key.Key_Escape)                      # puts the tool down, not "Deselect"
+    assert ed.on and not win.map.tools.active
     qtbot.keyClick(win, Qt.Key.Key_E)                               # leave the mode: the map pans again
     assert not ed.on and not win.map.tools.active
 
@@ -102,3 +107,21 @@ def test_new_city_resize_export_and_import(qtbot, win, tmp_path):
     win.last_error = None
     assert not ed.import_city(bad)
     assert win.last_error is not None and "bad.yaml" in win.last_error[1]
+
+
+def test_an_edited_city_is_simulated_after_reset(qtbot, win):
+    """Reset (Ctrl+R) re-simulates from step 0 with the edited city: the agents start on the new, smaller city."""
+    from core.map.generate import generate_city
+
+    ed = win.features["city_editor"]
+    small = generate_city(3, blocks=(2, 2))
+    ed.replace(small, "New city")
+    win.answers["reset"] = "reset"
+    old_history = win.session.history
+    qtbot.keyClick(win, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: win.session.history is not old_history and not win.syncing, timeout=60_000)
+    pos = np.asarray(win.session.history.array("positions"))[0]
+    assert (pos[:, 0] < small.height).all() and (pos[:, 1] < small.width).all()
+    assert small.drivable[tuple(pos[win.session.history.agents.kinds == 1].T)].all()
+    qtbot.keyClick(win, Qt.Key.Key_F10)
+    qtbot.waitUntil(lambda: win.num_steps == 1, timeout=60_000)
