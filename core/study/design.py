@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -26,18 +26,16 @@ from ..errors import ConfigError
 from ..fileio import atomic_write_bytes, atomic_write_text
 from ..yamlio import dump_yaml, expect, load_yaml, reject_unknown_keys
 from .describe import TEMPLATE_VERSION, SceneFacts, describe
+from .images import FRAME_RGB
 from .source import ACTION_LETTERS, ACTION_WORDS, Candidate, SimulatedSource, concept_filter
 
 __all__ = ["StudySpec", "Question", "Study", "make_study", "load_study", "participant_order", "allocate",
-           "hardness_marks", "question_text", "STUDY_FILE", "BANK_FILE", "MODALITIES"]
+           "hardness_marks", "question_text", "FRAME_RGB", "STUDY_FILE", "BANK_FILE", "MODALITIES"]
 
 STUDY_FILE = "study.yaml"
 BANK_FILE = "questions.jsonl"
 MODALITIES = ("text", "image", "both")
 FORMAT = "logicity-study"
-#: Side of a question image in cells (8 px each) and the colour of the frame around the asked agent.
-IMAGE_CELLS = 80
-FRAME_RGB = (230, 20, 20)
 
 DEFAULT_INSTRUCTIONS = (
     "You will read short descriptions of a moment in a city simulation. Each description lists what one agent "
@@ -268,59 +266,13 @@ def make_study(spec: StudySpec, folder: str | Path, *, base: Path | None = None,
                                   c.truth, text, c.facts))
     folder.mkdir(parents=True, exist_ok=True)
     if spec.modality != "text":
-        questions = _render_images(spec, questions, snaps, folder, base, progress)
+        from .images import render_images
+
+        questions = render_images(spec, questions, snaps, folder, base, progress)
     hardness = spec.hardness or hardness_marks(raw_counts)
     study = Study(folder, spec, questions, hardness, time.strftime("%Y-%m-%dT%H:%M:%S"))
     save_study(study, pool_counts=raw_counts)
     return load_study(folder)
-
-
-def _render_images(spec: StudySpec, questions: list[Question], snaps: dict, folder: Path, base: Path | None,
-                   progress) -> list[Question]:
-    """Each question's frame to images/<id>.png, the asked agent framed in :data:`FRAME_RGB`: simulated sources
-    render a square of :data:`IMAGE_CELLS` cells around the agent (clipped to the map); a VAP dataset's frame is
-    its own image."""
-    import io
-
-    from PIL import Image, ImageDraw
-
-    from ..render.renderer import Renderer
-    from ..sim.config import load_mode
-
-    renderer = None
-    if isinstance(spec.source, SimulatedSource):
-        mode = Path(spec.source.mode)
-        if base is not None and not mode.is_absolute():
-            mode = base / mode
-        cfg = load_mode(mode, agents_split=spec.source.split)
-        renderer = Renderer(cfg.city, px_per_cell=8)
-        h, w = cfg.city.height, cfg.city.width
-    (folder / "images").mkdir(exist_ok=True)
-    out = []
-    for k, q in enumerate(questions):
-        snap = snaps[(q.world, q.step)]
-        if renderer is None:   # a dataset frame: its own image and boxes
-            _, png, boxes = snap
-            img = Image.open(png).convert("RGB")
-            box = boxes[q.agent] if q.agent < len(boxes) else None
-        else:
-            r, c = (int(v) for v in snap.positions[q.agent])
-            r0 = min(max(r - IMAGE_CELLS // 2, 0), max(h - IMAGE_CELLS, 0))
-            c0 = min(max(c - IMAGE_CELLS // 2, 0), max(w - IMAGE_CELLS, 0))
-            frame = renderer.render(snap, crop=(r0, c0, min(IMAGE_CELLS, h), min(IMAGE_CELLS, w)))
-            img = Image.fromarray(frame.image, "RGB")
-            box = frame.boxes.get(q.agent)
-        if box is not None:
-            x1, y1, x2, y2 = box
-            ImageDraw.Draw(img).rectangle((x1 - 3, y1 - 3, x2 + 3, y2 + 3), outline=FRAME_RGB, width=4)
-        rel = f"images/{q.id}.png"
-        buf = io.BytesIO()
-        img.save(buf, "PNG", compress_level=3)
-        atomic_write_bytes(folder / rel, buf.getvalue())
-        out.append(replace(q, image=rel))
-        if progress is not None:
-            progress("rendering", k + 1, len(questions))
-    return out
 
 
 # ---- saving and loading ----------------------------------------------------------------------------------------
