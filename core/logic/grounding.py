@@ -820,11 +820,19 @@ class Grounding(Interpretation):
         once per step in :meth:`Grounder.ground` and only read here); a table already built is sliced instead."""
         out = np.empty((len(keys),) + self.valid.shape, dtype=bool)
         geoms: dict[str, _PairGeom] = {}
+        u_slots = [i for i, (kind, _) in enumerate(keys) if kind == "u"]
+        if u_slots:   # the unary predicates the engine reads, gathered at once (not every unary of the ontology)
+            if self._unary_local is not None:
+                out[u_slots] = np.stack([self._unary_local[keys[i][1]] for i in u_slots])
+            else:
+                rows = self._unary_rows()[[self.grounder._unary_row[keys[i][1]] for i in u_slots]]
+                out[u_slots] = rows[:, self.ent]
+                out[u_slots] &= self.valid
         for i, (kind, p) in enumerate(keys):
             if kind == "valid":
                 out[i] = self.valid
             elif kind == "u":
-                out[i] = self.unary_local(p)
+                continue
             elif kind == "bvv":
                 out[i] = False
             else:
@@ -860,9 +868,10 @@ class Grounding(Interpretation):
     def ego_slices(self, keys: Sequence[tuple[str, str]]) -> np.ndarray:
         if self._flat is None:  # P(X, X) is False for every binary grounding (see _sparse_var_slices)
             out = np.zeros((len(keys), self.valid.shape[0]), dtype=bool)
-            for i, (kind, p) in enumerate(keys):
-                if kind == "u":
-                    out[i] = self.unary_local(p)[:, 0]
+            slots = [i for i, (kind, _) in enumerate(keys) if kind == "u"]
+            if slots:   # the egos' own unary values: column 0 of every view is the ego
+                rows = [self.grounder._unary_row[keys[i][1]] for i in slots]
+                out[slots] = self._unary_rows()[rows][:, self.ent[:, 0]]
             return out
         keys = tuple(keys)
         plans = self.grounder._slice_plans
