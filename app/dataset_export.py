@@ -103,6 +103,8 @@ class ExportDialog(QtWidgets.QDialog):
             w.setToolTip(opt.help)
             self.fields[opt.name] = w
             self.form.addRow(opt.name.replace("_", " ").capitalize(), w)
+        for name, value in self.controller.prefill(spec).items():
+            self.set_option(name, value)
         self.folder.setText(str(self.controller.default_folder(spec.name)))
 
     def _field(self, opt) -> QtWidgets.QWidget:
@@ -129,7 +131,26 @@ class ExportDialog(QtWidgets.QDialog):
             w.setCurrentIndex(max(0, list(opt.choices).index(opt.default)) if opt.default in opt.choices else 0)
             return w
         w = QtWidgets.QLineEdit(str(opt.default))
-        return w
+        if opt.kind != "path":
+            return w
+        box = QtWidgets.QWidget()   # a path: the text plus a file chooser
+        row = QtWidgets.QHBoxLayout(box)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(w, 1)
+        pick = QtWidgets.QToolButton(text="…", toolTip=f"Choose the {opt.name.replace('_', ' ')} file")
+        pick.clicked.connect(lambda _=False, w=w: self._pick_file(w))
+        row.addWidget(pick)
+        box.line = w   # type: ignore[attr-defined]
+        return box
+
+    def _pick_file(self, line: QtWidgets.QLineEdit) -> None:
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Choose a file", line.text())
+        if path:
+            line.setText(path)
+
+    @staticmethod
+    def _line(w: QtWidgets.QWidget) -> QtWidgets.QLineEdit:
+        return getattr(w, "line", w)
 
     def values(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -141,7 +162,7 @@ class ExportDialog(QtWidgets.QDialog):
             elif isinstance(w, QtWidgets.QComboBox):
                 out[name] = w.currentData()
             else:
-                out[name] = w.text()
+                out[name] = self._line(w).text()
         return out
 
     def set_option(self, name: str, value: Any) -> None:
@@ -154,7 +175,7 @@ class ExportDialog(QtWidgets.QDialog):
         elif isinstance(w, QtWidgets.QComboBox):
             w.setCurrentIndex(w.findData(value))
         else:
-            w.setText(str(value))
+            self._line(w).setText(str(value))
 
     def _backend_changed(self) -> None:
         b = self.backend.currentData()
@@ -225,6 +246,19 @@ class DatasetExportController(QtCore.QObject):
         last = settings.value(SETTINGS_FOLDER, "") if settings is not None else ""
         base = Path(str(last)) if last else Path.home() / "LogiCity exports"
         return base / kind
+
+    def prefill(self, spec) -> dict[str, Any]:
+        """Options taken from what the studio shows: the open mode file, the replayed episode file."""
+        out: dict[str, Any] = {}
+        kinds = {o.name: o.kind for o in spec.options}
+        session = self.host.session
+        source = getattr(getattr(session.project, "config", None), "source", None)
+        if kinds.get("mode") == "path" and source and str(source).endswith((".yaml", ".yml")) and Path(source).is_file():
+            out["mode"] = str(source)
+        shown = getattr(session, "read_only", None)
+        if kinds.get("episode") == "path" and shown is not None and Path(shown).suffix == ".npz":
+            out["episode"] = str(shown)
+        return out
 
     def open_dialog(self) -> ExportDialog:
         if self.dialog is None:

@@ -38,6 +38,7 @@ def test_menu_export_runs_with_progress_and_writes_a_manifest(studio, qtbot, tmp
     dlg = _dialog(qtbot, studio)
     assert dlg.kind.count() >= 5 and {dlg.kind.itemData(i) for i in range(dlg.kind.count())} >= {
         "episodes", "spf", "parquet", "video", "pddl"}
+    assert dlg.values()["mode"] == str(studio.project.config.source)   # the open mode file is proposed
     _fill(dlg, tmp_path / "eps", 2, 4)
     seen = []
     ctl = studio.features["dataset_export"]
