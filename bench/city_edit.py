@@ -54,7 +54,7 @@ def main() -> None:
     from app.main_window import MainWindow
     from app.settings import make_settings
     from core.map.generate import generate_city
-    from core.map.edit import BLD_SHIFT, TH, TV
+    from core.map.cells import BLD_SHIFT, TH, TV
     from core.studio import city_edit
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv)

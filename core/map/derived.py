@@ -21,8 +21,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
 from ..codes import STREET_MIDLANE, STREET_TRAFFIC
-from .edit import BLD_SHIFT, CityDraft, _runs_2d, _traffic_streets, _walking_streets, building_spec
+from .cells import BLD_SHIFT, building_spec, runs_2d, traffic_streets, walking_streets
+from .edit import CityDraft
 from .layers import StreetCover, find_junctions, intersection_layers, street_codes
 from .model import Building, CityMap, Street
 
@@ -35,9 +37,9 @@ def midline_from_masks(th: np.ndarray, tv: np.ndarray, street: np.ndarray, junct
     traffic cells."""
     h, w = street.shape
     mid = np.zeros((h, w), bool)
-    cols, r0, r1, _ = _runs_2d(th.T)          # per column: vertical runs of horizontal streets
+    cols, r0, r1, _ = runs_2d(th.T)          # per column: vertical runs of horizontal streets
     mid[r0 + (r1 - r0) // 2, cols] = True
-    rows, c0, c1, _ = _runs_2d(tv)             # per row: horizontal runs of vertical streets
+    rows, c0, c1, _ = runs_2d(tv)             # per row: horizontal runs of vertical streets
     mid[rows, c0 + (c1 - c0) // 2] = True
     for j in junctions:
         top, bottom, left, right = j.box
@@ -128,17 +130,17 @@ class CityBuilder:
         if same_shape and np.array_equal(old.th, th):
             streets_h = old.streets_h
         else:
-            streets_h = _traffic_streets(th, "horizontal")
+            streets_h = traffic_streets(th, "horizontal")
         if same_shape and np.array_equal(old.tv, tv):
             streets_v = old.streets_v
         else:
-            streets_v = _traffic_streets(tv, "vertical")
+            streets_v = traffic_streets(tv, "vertical")
         stats.traffic_spec = same_shape and streets_h is old.streets_h and streets_v is old.streets_v
         if same_shape and np.array_equal(old.walk, walk):
             streets_w = old.streets_w
             stats.walking_spec = True
         else:
-            streets_w = _walking_streets(walk)
+            streets_w = walking_streets(walk)
         traffic = th | tv
         cover = StreetCover(walk, traffic, th, tv)
         street = street_codes(cover)

@@ -6,7 +6,8 @@ one int64 per cell packing what the specification can express — walking street
 vertical traffic street (both: an intersection; walking and traffic: a zebra crossing), building type, block id and
 building height — so every cell state a tool can make maps back to a specification
 (:meth:`CityDraft.to_spec`: rectangles found row/column-wise, block ids kept or assigned per city block) and from it
-to the derived layers (:mod:`core.map.derived`). Traffic keeps its orientation because the derived layers need it
+to the derived layers (:mod:`core.map.derived`). The packing and the cut into rectangles live in
+:mod:`core.map.cells`. Traffic keeps its orientation because the derived layers need it
 (a crossing is where a horizontal and a vertical street overlap; mid lanes run along a street's centre line).
 
 Every tool returns a :class:`Patch` — the bounding box of the change with the cells before and after — so an undo
@@ -20,71 +21,15 @@ from typing import Sequence
 import numpy as np
 from scipy import ndimage
 
-from ..codes import BUILDING_CODES, BUILDING_NAMES
+from ..codes import BUILDING_CODES
+from .cells import (BLD_SHIFT, BLK_SHIFT, HGT_SHIFT, KINDS, PAINT_KINDS, TH, TV, WALK, building_spec, check_kind,
+                    kind_of, paint_values, traffic_streets, walking_streets)
 from .layers import paint_streets
-from .model import Building, CityMap, Street
+from .model import CityMap
 
-__all__ = ["CityDraft", "Patch", "KINDS", "PAINT_KINDS", "brush_offsets", "stroke_cells", "plan_stroke",
+__all__ = ["CityDraft", "Patch", "KINDS", "PAINT_KINDS", "WALK", "TH", "TV", "BLD_SHIFT", "BLK_SHIFT", "HGT_SHIFT",
+           "kind_of", "paint_values", "brush_offsets", "stroke_cells", "plan_stroke",
            "plan_rect", "pick", "block_rect", "plan_move", "resized"]
-
-# ---- the packed cell ---------------------------------------------------------------------------------------------
-WALK = 1
-TH = 2
-TV = 4
-BLD_SHIFT = 3           # 3 bits: building type code (0, 3..7)
-BLK_SHIFT = 6           # 16 bits: block id
-HGT_SHIFT = 22          # 16 bits: building height + 1 (0: none)
-_BLD_MASK = 7 << BLD_SHIFT
-_BLK_MASK = 0xFFFF << BLK_SHIFT
-_HGT_MASK = 0xFFFF << HGT_SHIFT
-_BUILDING_PART = _BLD_MASK | _BLK_MASK | _HGT_MASK
-
-#: What a paint tool can put on a cell (building types by their names).
-PAINT_KINDS: tuple[str, ...] = ("walking", "traffic_h", "traffic_v", "crossing") + tuple(BUILDING_CODES) + ("empty",)
-KINDS = PAINT_KINDS + ("traffic",)     # "traffic": the orientation follows the stroke (plan_stroke)
-
-
-def _check_kind(kind: str) -> None:
-    if kind not in PAINT_KINDS:
-        raise ValueError(f"unknown paint kind {kind!r} (expected one of {', '.join(PAINT_KINDS)})")
-
-
-def paint_values(sub: np.ndarray, mask: np.ndarray, kind: str) -> None:
-    """Put ``kind`` on the cells of ``sub`` (a packed block, changed in place) where ``mask`` is True.
-
-    Streets replace buildings and buildings replace streets (a cell is one or the other); traffic keeps the other
-    orientation's traffic (painting across a street makes an intersection) but drops a zebra marking; a crossing
-    only marks cells that already carry traffic.
-    """
-    _check_kind(kind)
-    v = sub[mask]
-    if kind == "empty":
-        v[:] = 0
-    elif kind == "walking":
-        v[:] = WALK
-    elif kind == "traffic_h":
-        v[:] = (v & TV) | TH
-    elif kind == "traffic_v":
-        v[:] = (v & TH) | TV
-    elif kind == "crossing":
-        v[:] = np.where(v & (TH | TV), v | WALK, v)
-    else:
-        v[:] = BUILDING_CODES[kind] << BLD_SHIFT
-    sub[mask] = v
-
-
-def kind_of(value: int) -> str:
-    """The paint kind that best describes one packed cell (the eyedropper's answer)."""
-    v = int(value)
-    bld = (v >> BLD_SHIFT) & 7
-    if bld:
-        return BUILDING_NAMES[bld]
-    if v & (TH | TV):
-        if v & WALK:
-            return "crossing"
-        return "traffic_v" if (v & TV) and not (v & TH) else "traffic_h"
-    return "walking" if v & WALK else "empty"
-
 
 @dataclass(frozen=True)
 class Patch:
@@ -189,121 +134,10 @@ class CityDraft:
     def to_spec(self) -> tuple[tuple[Street, ...], tuple[Building, ...]]:
         """Streets and buildings that paint exactly these cells (see the module docstring)."""
         walk, th, tv = self.masks()
-        streets = (_traffic_streets(th, "horizontal") + _traffic_streets(tv, "vertical")
-                   + _walking_streets(walk))
+        streets = (traffic_streets(th, "horizontal") + traffic_streets(tv, "vertical")
+                   + walking_streets(walk))
         regions, _ = ndimage.label(~(th | tv))
         return tuple(streets), building_spec(self.cells, regions)[0]
-
-
-def building_spec(cells: np.ndarray, regions: np.ndarray) -> tuple[tuple[Building, ...], np.ndarray, np.ndarray]:
-    """Buildings of the packed ``cells`` (rectangles of one type, block and height) with the building-type (int8)
-    and block-id (int16) layers; ``regions`` labels the traffic-free city blocks (block ids are kept or assigned
-    per block, :func:`_assign_blocks`)."""
-    bld = ((cells >> BLD_SHIFT) & 7).astype(np.int8)
-    is_b = bld > 0
-    blk = np.zeros(cells.shape, np.int16)
-    if not is_b.any():
-        return (), bld, blk
-    ids = _assign_blocks(((cells >> BLK_SHIFT) & 0xFFFF).astype(np.int64), regions, is_b)
-    blk[is_b] = ids[is_b]
-    key = np.where(is_b, (bld.astype(np.int64) << BLD_SHIFT) | (ids << BLK_SHIFT) | (cells & _HGT_MASK), 0)
-    out = []
-    for (r0, c0, rows, cols), value in _rectangles(key):
-        hgt = (value >> HGT_SHIFT) & 0xFFFF
-        out.append(Building(BUILDING_NAMES[int((value >> BLD_SHIFT) & 7)], r0, c0, rows, cols,
-                            int((value >> BLK_SHIFT) & 0xFFFF), None if hgt == 0 else int(hgt - 1)))
-    return tuple(out), bld, blk
-
-
-def _runs_2d(mask_or_key: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Runs of equal non-zero values along each row: (row, start, stop, value) arrays."""
-    a = mask_or_key.astype(np.int64)
-    h, w = a.shape
-    pad = np.zeros((h, w + 2), np.int64)
-    pad[:, 1:-1] = a
-    change = pad[:, 1:] != pad[:, :-1]                 # [h, w+1]: a run starts/ends between k-1 and k
-    rows, cols = np.nonzero(change)
-    # consecutive boundaries in one row delimit a run of one value (0-valued runs are dropped)
-    same_row = rows[:-1] == rows[1:]
-    r, s, e = rows[:-1][same_row], cols[:-1][same_row], cols[1:][same_row]
-    vals = a[r, s] if len(r) else np.zeros(0, np.int64)
-    keep = vals != 0
-    return r[keep], s[keep], e[keep], vals[keep]
-
-
-def _rectangles(a: np.ndarray) -> list[tuple[tuple[int, int, int, int], int]]:
-    """Cover the non-zero cells of ``a`` with rectangles of one value: each row run merged with the identical runs
-    (same columns, same value) of the rows right below it. ((row, col, rows, cols), value), in raster order of their
-    top-left cells. Vectorised: runs are sorted by (start, stop, value, row) and a rectangle ends where that key
-    changes or a row is skipped."""
-    r, s, e, v = _runs_2d(a)
-    if not len(r):
-        return []
-    order = np.lexsort((r, v, e, s))
-    r, s, e, v = r[order], s[order], e[order], v[order]
-    new = np.ones(len(r), bool)
-    new[1:] = (s[1:] != s[:-1]) | (e[1:] != e[:-1]) | (v[1:] != v[:-1]) | (r[1:] != r[:-1] + 1)
-    starts = np.flatnonzero(new)
-    counts = np.diff(np.append(starts, len(r)))
-    top, left, right, val = r[starts], s[starts], e[starts], v[starts]
-    back = np.lexsort((left, top))
-    return [((int(top[i]), int(left[i]), int(counts[i]), int(right[i] - left[i])), int(val[i])) for i in back]
-
-
-def _traffic_streets(mask: np.ndarray, orientation: str) -> list[Street]:
-    """Traffic streets of one orientation: across-runs (the street's width) merged along the street."""
-    if orientation == "horizontal":   # a horizontal street: per column a vertical run = its width
-        rects = _rectangles(mask.T)
-        return [Street("traffic", "horizontal", c, r, rows, cols) for (r, c, rows, cols), _ in rects]
-    rects = _rectangles(mask)
-    return [Street("traffic", "vertical", r, c, rows, cols) for (r, c, rows, cols), _ in rects]
-
-
-def _walking_streets(mask: np.ndarray) -> list[Street]:
-    out = []
-    for (r, c, rows, cols), _ in _rectangles(mask):
-        if rows > cols:
-            out.append(Street("walking", "vertical", r, c, rows, cols))
-        else:
-            out.append(Street("walking", "horizontal", r, c, cols, rows))
-    return out
-
-
-def _assign_blocks(blk: np.ndarray, regions: np.ndarray, is_b: np.ndarray) -> np.ndarray:
-    """Block ids per building cell: an id shared by two city blocks stays with the block holding most of its cells
-    (the other gets a new id); unnumbered (painted) buildings take their block's id, or a new one."""
-    blk = blk.copy()
-    reg = regions[is_b]
-    ids = blk[is_b]
-    next_id = int(ids.max(initial=0)) + 1
-    numbered = ids > 0
-    span = int(regions.max(initial=0)) + 1
-    codes, counts = np.unique(ids[numbered] * span + reg[numbered], return_counts=True)
-    pairs = np.stack([codes // span, codes % span])
-    remap: dict[tuple[int, int], int] = {}
-    best: dict[int, tuple[int, int]] = {}
-    for (i, r), n in zip(pairs.T.tolist(), counts.tolist()):
-        if i not in best or n > best[i][1]:
-            best[i] = (r, n)
-    for i, r in pairs.T.tolist():
-        if best[i][0] != r:
-            remap[(i, r)] = next_id
-            next_id += 1
-    if remap:
-        for (i, r), new in remap.items():
-            blk[is_b & (blk == i) & (regions == r)] = new
-    region_id: dict[int, int] = {}
-    for (i, r) in pairs.T.tolist():
-        new = remap.get((i, r), i)
-        region_id[r] = min(region_id.get(r, new), new)
-    missing = is_b & (blk == 0)
-    if missing.any():
-        for r in np.unique(regions[missing]).tolist():
-            if r not in region_id:
-                region_id[r] = next_id
-                next_id += 1
-            blk[missing & (regions == r)] = region_id[r]
-    return blk
 
 
 # ---- tools --------------------------------------------------------------------------------------------------
@@ -345,7 +179,7 @@ def stroke_kind(kind: str, points: Sequence[tuple[int, int]]) -> str:
 def plan_stroke(draft: CityDraft, points: Sequence[tuple[int, int]], kind: str, size: int = 1) -> Patch | None:
     """Paint ``kind`` with a square brush of ``size`` along ``points`` (cells); None when it lies off the map."""
     kind = stroke_kind(kind, points)
-    _check_kind(kind)
+    check_kind(kind)
     cells = stroke_cells(points)
     if not len(cells):
         return None
@@ -369,7 +203,7 @@ def plan_rect(draft: CityDraft, corner_a: tuple[int, int], corner_b: tuple[int, 
     (ra, ca), (rb, cb) = corner_a, corner_b
     if kind == "traffic":
         kind = "traffic_v" if abs(rb - ra) > abs(cb - ca) else "traffic_h"
-    _check_kind(kind)
+    check_kind(kind)
     r0, c0, r1, c1 = _clip_rect(draft.shape, min(ra, rb), min(ca, cb), max(ra, rb), max(ca, cb))
     if r0 > r1 or c0 > c1:
         return None

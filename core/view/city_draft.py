@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..codes import BUILDING_NAMES
-from ..map.edit import BLD_SHIFT, TH, TV, WALK
+from ..map.cells import BLD_SHIFT, TH, TV, WALK
 from .colouring import SEMANTIC_COLOURS
 
 __all__ = ["draft_rgb", "PAINT_RGB"]
