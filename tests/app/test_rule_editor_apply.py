@@ -86,6 +86,20 @@ def test_apply_rules_from_zero_and_from_the_shown_step_then_save(qtbot, studio, 
     win.set_cursor(1)
     win.flush_redraw()
     assert "allstop" in win.inspector.why.text() and "IsCar" in win.inspector.why.text()
+    # coverage of the shown recording in the analysis (F7 through its action); then an analysis cancelled
+    panel = ctl.analysis
+    panel.deadlock_k.setCurrentIndex(panel.deadlock_k.findData(0))
+    ctl.analyze_action.trigger()
+    qtbot.waitUntil(lambda: panel.analysis is not None and not panel.cancel_button.isEnabled(), timeout=WAIT)
+    assert panel.analysis.coverage is not None and panel.analysis.coverage.steps == win.num_steps
+    counts = {i.text(0).split(":")[0]: int(i.text(0).split(": ")[1].split()[0]) for i in panel.items_with("allstop:")}
+    assert counts["allstop"] >= 2          # at least one car per step
+    panel.deadlock_k.setCurrentIndex(panel.deadlock_k.findData(3))
+    ctl.analyze_action.trigger()
+    assert panel.cancel_button.isEnabled()
+    qtbot.mouseClick(panel.cancel_button, QtCore.Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: panel.status.text() == "Analysis cancelled.", timeout=WAIT)
+    assert panel.analyze_button.isEnabled()
 
     # remove the rule again and re-decide from the shown step (1): a new recording starting in that state
     positions_1 = win.history.array("positions")[1].copy()
