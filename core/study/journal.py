@@ -142,8 +142,9 @@ class Journal:
         """Write one record and fsync it; returns it (with ``t``, ``participant`` and ``seq`` filled in)."""
         if self._fd < 0:
             raise JournalError("journal is closed", self.path)
-        rec = {"seq": len(self.records), "participant": self.participant,
-               "t": time.strftime("%Y-%m-%dT%H:%M:%S") + f".{int(time.time() * 1000) % 1000:03d}", **record}
+        now = time.time()
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now * 1000) % 1000:03d}Z"   # UTC
+        rec = {"seq": len(self.records), "participant": self.participant, "t": stamp, **record}
         line = (json.dumps(rec, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
         n = os.write(self._fd, line)
         if n != len(line):   # a short write (disk full): never leave half a line behind

@@ -61,8 +61,9 @@ class Score:
         return int(self.total.sum())
 
 
-def load_raters(study: Study) -> list[Rater]:
-    """Every journal of the study: humans from responses/, models from llm/ (sorted by name)."""
+def load_raters(study: Study, skipped: list[Path] | None = None) -> list[Rater]:
+    """Every journal of the study: humans from responses/, models from llm/ (sorted by name). A journal bound to
+    another question bank is left out and appended to ``skipped``."""
     out = []
     for kind, folder in (("human", study.responses_dir), ("llm", study.llm_dir)):
         if not folder.is_dir():
@@ -70,6 +71,8 @@ def load_raters(study: Study) -> list[Rater]:
         for p in sorted(folder.glob("*.jsonl")):
             recs = read_journal(p)
             if recs and recs[0].get("study_sha256") not in (None, study.bank_sha256):
+                if skipped is not None:
+                    skipped.append(p)
                 continue   # a journal of another bank is never scored with this one
             out.append(Rater(p.stem, kind, answers_of(recs, "test")))
     return out
@@ -103,6 +106,7 @@ class StudyReport:
     kappa: float
     kappa_items: int
     kappa_raters: int
+    skipped: list[Path] = field(default_factory=list)    # journals of another bank, not scored
 
     def table_rows(self) -> list[list[str]]:
         """Header + one row per score: name, the four actions (with marks), overall, answered, none."""
@@ -124,6 +128,8 @@ class StudyReport:
             f"{self.kappa:.3f} ({self.kappa_raters} raters who finished, {self.kappa_items} common questions)"
         lines.append("")
         lines.append(f"Fleiss' kappa (humans): {k}")
+        for p in self.skipped:
+            lines.append(f"not scored: {p} belongs to another question bank")
         return "\n".join(lines)
 
     def long_rows(self) -> list[dict[str, Any]]:
@@ -164,7 +170,8 @@ def _pct(v: float) -> str:
 
 
 def build_report(study: Study, raters: list[Rater] | None = None) -> StudyReport:
-    raters = load_raters(study) if raters is None else raters
+    skipped: list[Path] = []
+    raters = load_raters(study, skipped) if raters is None else raters
     scores = [score(study, r.name, r.kind, r.answers) for r in raters]
     humans = [s for s in scores if s.kind == "human"]
     if humans:
@@ -183,4 +190,4 @@ def build_report(study: Study, raters: list[Rater] | None = None) -> StudyReport
         items = len(common)
         if items:
             kappa = fleiss_kappa(table)
-    return StudyReport(study, raters, scores, kappa, items, len(human_answers))
+    return StudyReport(study, raters, scores, kappa, items, len(human_answers), skipped)

@@ -11,12 +11,12 @@ from tests.support.cli import run_main
 
 def test_make_answer_report_and_llm_export_import(tmp_path):
     folder = tmp_path / "st"
-    r = run_main("study", "make", "--out", str(folder), "--seeds", "0-1", "--questions", "8", "--training", "4",
-                 "--practice", "2", "--time-limit", "30")
+    r = run_main("study", "make", "--out", str(folder), "--seeds", "0", "--steps", "60", "--questions", "8",
+                 "--training", "4", "--practice", "2", "--time-limit", "30")
     assert r.returncode == 0, r.stderr
     assert "8 test questions (Slow 2, Normal 2, Fast 2, Stop 2), 4 training, 2 practice" in r.stdout
     study = load_study(folder)
-    assert study.spec.time_limit_s == 30 and study.spec.source.seeds == (0, 1)
+    assert study.spec.time_limit_s == 30 and study.spec.source.seeds == (0,)
     for pid, pick in (("P1", lambda q: q.truth_letter), ("P2", lambda q: "D")):
         with Journal(journal_path(study.responses_dir, pid), pid, study.bank_sha256) as j:
             for qid in participant_order(study, pid):

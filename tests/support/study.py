@@ -6,8 +6,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def make_small_study(folder: Path, questions: int = 12, modality: str = "text", seeds: tuple[int, ...] = (0, 1),
-                     steps: int = 100) -> Path:
+def make_small_study(folder: Path, questions: int = 12, modality: str = "text", seeds: tuple[int, ...] = (0,),
+                     steps: int = 60) -> Path:
     from core.study.design import StudySpec, make_study
     from core.study.source import SimulatedSource
 

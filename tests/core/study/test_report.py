@@ -77,3 +77,16 @@ def test_report_arithmetic_and_exports(small_study, tmp_path):
     j = [json.loads(x) for x in open(tmp_path / "a.jsonl")]
     assert j[0]["participant"] == "H1" and j[0]["rt_ms"] == 800 and j[0]["frame"].startswith("seed")
     assert sum(r["correct"] for r in j) == int(pooled.correct.sum())
+
+
+def test_a_journal_of_another_bank_is_not_scored(small_study):
+    study = load_study(small_study)
+    with Journal(journal_path(study.responses_dir, "X1"), "X1", "f" * 64) as j:
+        j.answer("test", study.test[0].id, "A", 100)
+    _answer_all(study, "H1", lambda q: q.truth_letter)
+    rep = build_report(study)
+    assert [r.name for r in rep.raters] == ["H1"]
+    assert [p.name for p in rep.skipped] == ["X1.jsonl"] and "X1.jsonl belongs to another question bank" in \
+        rep.table_text()
+    recs = open(study.responses_dir / "H1.jsonl").read()
+    assert '"t": "' in recs and 'Z"' in recs                    # timestamps are UTC
