@@ -15,6 +15,7 @@ import io
 import pickle
 import struct
 import zipfile
+import zlib
 from pathlib import Path
 from typing import Any, BinaryIO, Callable
 
@@ -232,5 +233,6 @@ def load_restricted(path: str | Path) -> Any:
     except OSError as exc:
         raise EpisodeFileError(f"cannot read the file: {exc.strerror or exc}", path) from None
     except (pickle.UnpicklingError, EOFError, ValueError, TypeError, KeyError, IndexError, AttributeError,
-            struct.error, RecursionError, MemoryError, UnicodeDecodeError) as exc:
+            struct.error, RecursionError, MemoryError, UnicodeDecodeError, zipfile.BadZipFile, zipfile.LargeZipFile,
+            zlib.error, NotImplementedError, OverflowError, RuntimeError) as exc:
         raise UnsafePickleError(f"not a readable pickle: {type(exc).__name__}: {str(exc)[:200]}", path) from None

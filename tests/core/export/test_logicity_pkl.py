@@ -118,3 +118,26 @@ def test_damaged_or_foreign_pickles_give_located_errors(tmp_path):
     (tmp_path / "np.pkl").write_bytes(buf.getvalue())
     with pytest.raises(UnsafePickleError, match="numpy"):
         load_restricted(tmp_path / "np.pkl")
+
+
+def test_damaged_bytes_never_escape_as_other_errors(tmp_path):
+    """Random byte damage to a tensor pickle (both formats) gives a located error or plain data — never another
+    exception, never code."""
+    import torch
+
+    data = {"World": torch.arange(30, dtype=torch.float32).reshape(2, 3, 5), "a": [torch.ones(3, dtype=torch.int64)]}
+    plain = pickle.dumps(data)
+    buf = io.BytesIO()
+    torch.save(data, buf)
+    rng = np.random.default_rng(0)
+    target = tmp_path / "x.pkl"
+    for blob in (plain, buf.getvalue()):
+        for _ in range(100):
+            b = bytearray(blob)
+            for i in rng.integers(0, len(b), size=int(rng.integers(1, 6))):
+                b[int(i)] = int(rng.integers(0, 256))
+            target.write_bytes(bytes(b))
+            try:
+                load_restricted(target)
+            except LogiCityError as exc:
+                assert "x.pkl" in str(exc)

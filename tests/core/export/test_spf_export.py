@@ -39,3 +39,16 @@ def test_npz_format_merges_the_shards(tmp_path):
     one = load_demonstrations(out / "shards/spf_00001.npz")[0][0]
     np.testing.assert_array_equal(trajs[1].actions, one.actions)
     assert not (out / "minari").exists()
+
+
+def test_a_shard_does_not_depend_on_what_its_worker_ran_before(tmp_path):
+    """Pool and Ray workers run shards in any order; a shard's bytes must not depend on the worker's history."""
+    from core.export import spf
+
+    opts = spf.SPEC.normalise({"mode": "easy", "episodes": 4, "per_shard": 2, "seed": 1})
+    shards = spf.plan(opts)
+    spf._ENVS.clear()
+    alone = spf.run_shard(opts, shards[1], tmp_path / "a")
+    spf.run_shard(opts, shards[0], tmp_path / "b")
+    after = spf.run_shard(opts, shards[1], tmp_path / "b")            # same env object, reused
+    assert (tmp_path / "a" / alone.files[0]).read_bytes() == (tmp_path / "b" / after.files[0]).read_bytes()
