@@ -79,7 +79,8 @@ class ProblemsPanel(QtWidgets.QWidget):
             item.setIcon(0, self._icons[p.is_error])
             item.setData(0, QtCore.Qt.ItemDataRole.UserRole, i)
             item.setToolTip(1, p.message)
-            item.setToolTip(0, "error: blocks simulating" if p.is_error else "warning")
+            item.setToolTip(0, ("error: blocks simulating" if getattr(p, "blocks", True) else
+                                "error (not applied yet: does not block simulating)") if p.is_error else "warning")
             items.append(item)
         self.tree.addTopLevelItems(items)
         errors = sum(p.is_error for p in self.problems)
@@ -92,7 +93,8 @@ class ProblemsPanel(QtWidgets.QWidget):
                 parts.append(f"{errors} error{'s' if errors != 1 else ''}")
             if warnings:
                 parts.append(f"{warnings} warning{'s' if warnings != 1 else ''}")
-            self.summary.setText(", ".join(parts) + (" — simulating is blocked" if errors else ""))
+            blocking = any(p.is_error and getattr(p, "blocks", True) for p in self.problems)
+            self.summary.setText(", ".join(parts) + (" — simulating is blocked" if blocking else ""))
 
     def row_texts(self) -> list[tuple[str, str, str]]:
         """(message, where, source) of every row, as shown."""

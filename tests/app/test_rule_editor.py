@@ -50,6 +50,17 @@ def test_type_a_broken_rule_fix_it_analyse_and_load_the_witness(qtbot, studio):
     assert page.problems.count() >= 1 and "IsAmbulanc" in page.problems.item(0).text()
     probs = [p for p in problem_registry.collect(win.session) if p.source == "rules"]
     assert any(p.line == line and p.column == 12 and p.is_error for p in probs)
+    # the Problems panel lists it (not blocking: the simulation runs the applied rules); a click shows the line
+    problems_panel = win.panels.widget("problems")
+    qtbot.waitUntil(lambda: any("IsAmbulanc" in m for m, _, _ in problems_panel.row_texts()), timeout=WAIT)
+    assert "blocked" not in problems_panel.summary.text()
+    page.goto_line(1)
+    row = next(i for i, (m, _, _) in enumerate(problems_panel.row_texts()) if "IsAmbulanc" in m)
+    problems_panel.activate_row(row)
+    assert page.current_line() == line
+    cur = page.editor.textCursor()
+    cur.movePosition(QtGui.QTextCursor.MoveOperation.End)
+    page.editor.setTextCursor(cur)
     # semantic colouring: the head is an action, the unknown name is marked as unknown
     block = page.editor.document().findBlockByNumber(line - 1)
     assert page.editor.highlighter.kind_at(block, 0) == "head"
