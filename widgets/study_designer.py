@@ -24,6 +24,16 @@ class StudyDesignerDialog(QtWidgets.QDialog):
         d = StudySpec()
         f = QtWidgets.QFormLayout(self)
         self.name = QtWidgets.QLineEdit(d.name)
+        self.source_kind = QtWidgets.QComboBox()
+        self.source_kind.addItem("Simulated episodes of a mode", "simulated")
+        self.source_kind.addItem("A VAP dataset (main.py vap generate)", "vap")
+        self.dataset = QtWidgets.QLineEdit()
+        self.dataset.setPlaceholderText("VAP dataset folder (holds dataset_info.json)")
+        dbrowse = QtWidgets.QPushButton("Browse…")
+        dbrowse.clicked.connect(lambda: self._browse_into(self.dataset, "VAP dataset folder"))
+        drow = QtWidgets.QHBoxLayout()
+        drow.addWidget(self.dataset, 1)
+        drow.addWidget(dbrowse)
         self.mode = QtWidgets.QComboBox()
         self.mode.setEditable(True)
         self.mode.addItems(modes)
@@ -61,7 +71,10 @@ class StudyDesignerDialog(QtWidgets.QDialog):
         frow = QtWidgets.QHBoxLayout()
         frow.addWidget(self.folder, 1)
         frow.addWidget(browse)
-        for label, w in (("Name", self.name), ("Mode", self.mode), ("Agent split", self.split),
+        f.addRow("Name", self.name)
+        f.addRow("Question source", self.source_kind)
+        f.addRow("Dataset", drow)
+        for label, w in (("Mode", self.mode), ("Agent split / dataset stage", self.split),
                          ("Worlds (seeds)", self.seeds), ("Steps per world", self.steps),
                          ("First step asked", self.min_step), ("Test questions", self.questions),
                          ("Agents with concept (none = all)", self.concepts), ("", self.cars_only),
@@ -80,8 +93,10 @@ class StudyDesignerDialog(QtWidgets.QDialog):
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         f.addRow(self.buttons)
-        for w in (self.name, self.seeds, self.folder):
+        for w in (self.name, self.seeds, self.folder, self.dataset):
             w.textChanged.connect(self._validate)
+        self.source_kind.currentIndexChanged.connect(self._source_changed)
+        self._source_changed()
         for w in (self.questions, self.training, self.practice, self.steps):
             w.valueChanged.connect(self._validate)
         self._validate()
@@ -93,9 +108,19 @@ class StudyDesignerDialog(QtWidgets.QDialog):
         return s
 
     def _browse(self) -> None:
-        path = QtWidgets.QFileDialog.getExistingDirectory(self, "Study folder (new or empty)")
+        self._browse_into(self.folder, "Study folder (new or empty)")
+
+    def _browse_into(self, edit: QtWidgets.QLineEdit, title: str) -> None:
+        path = QtWidgets.QFileDialog.getExistingDirectory(self, title)
         if path:
-            self.folder.setText(path)
+            edit.setText(path)
+
+    def _source_changed(self) -> None:
+        sim = self.source_kind.currentData() == "simulated"
+        for w in (self.mode, self.seeds, self.steps):
+            w.setEnabled(sim)
+        self.dataset.setEnabled(not sim)
+        self._validate()
 
     def _seeds(self) -> tuple[int, ...]:
         from core.cli.study import _seeds
@@ -104,15 +129,23 @@ class StudyDesignerDialog(QtWidgets.QDialog):
 
     def spec(self) -> StudySpec:
         """The spec as entered (raises ConfigError / ValueError when something is wrong)."""
-        try:
-            seeds = self._seeds()
-        except Exception as exc:  # argparse's error type
-            raise ConfigError(str(exc)) from None
         concepts = tuple(i.text() for i in self.concepts.selectedItems())
         tl = self.time_limit.value()
-        spec = StudySpec(self.name.text().strip() or "study",
-                         SimulatedSource(self.mode.currentText(), self.split.currentText(), seeds, self.steps.value(),
-                                         self.min_step.value()),
+        if self.source_kind.currentData() == "vap":
+            from core.study.source_vap import VapDatasetSource
+
+            if not self.dataset.text().strip():
+                raise ConfigError("choose the VAP dataset folder")
+            source = VapDatasetSource(self.dataset.text().strip(), self.split.currentText(), self.min_step.value())
+            source.manifest()   # a clear error now rather than in the job
+        else:
+            try:
+                seeds = self._seeds()
+            except Exception as exc:  # argparse's error type
+                raise ConfigError(str(exc)) from None
+            source = SimulatedSource(self.mode.currentText(), self.split.currentText(), seeds, self.steps.value(),
+                                     self.min_step.value())
+        spec = StudySpec(self.name.text().strip() or "study", source,
                          self.questions.value(), concepts, self.cars_only.isChecked(), self.sample_seed.value(),
                          self.modality.currentText(), self.training.value(), self.practice.value(),
                          self.order_seed.value(), self.per_participant.isChecked(), tl if tl > 0 else None)

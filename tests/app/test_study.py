@@ -144,3 +144,18 @@ def test_new_study_through_the_designer_dialog(qtbot, tmp_path):
         assert len(st.test) == 4 and len(st.by_role("training")) == 4
     finally:
         close_window(win)
+
+
+def test_designer_offers_a_vap_dataset_source(qtbot, tmp_path):
+    from widgets.study_designer import StudyDesignerDialog
+
+    dlg = StudyDesignerDialog(["configs/modes/vap_hard.yaml"])
+    qtbot.addWidget(dlg)
+    ok = dlg.buttons.button(QtWidgets.QDialogButtonBox.StandardButton.Ok)
+    dlg.folder.setText(str(tmp_path / "s"))
+    assert ok.isEnabled()
+    dlg.source_kind.setCurrentIndex(dlg.source_kind.findData("vap"))
+    assert not dlg.seeds.isEnabled() and dlg.dataset.isEnabled()
+    assert not ok.isEnabled() and "VAP dataset" in dlg.problem.text()
+    dlg.dataset.setText(str(tmp_path))                      # no dataset_info.json there
+    assert not ok.isEnabled() and "not a VAP dataset" in dlg.problem.text()
