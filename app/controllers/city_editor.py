@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
+from scipy import ndimage
 
 from core.errors import LogiCityError
 from core.map.derived import CityBuilder
@@ -48,16 +49,22 @@ TOOLS: tuple[tuple[str, str, str], ...] = (
 #: brush sizes a tool starts with (cells): a street's usual width, a small brush for the rest
 DEFAULT_SIZES = {"traffic": 11, "walking": 5, "crossing": 5, "empty": 3}
 LANES_RGBA = (40, 120, 255, 150)
+ISOLATED_RGBA = (255, 120, 0, 140)
 
 
-def lanes_rgba(city: CityMap) -> np.ndarray | None:
-    """The lane lines of the city's lane graph as a translucent overlay (None when the lanes cannot be built: the
-    Problems panel says why)."""
+def lanes_rgba(city: CityMap) -> np.ndarray:
+    """The editor's graph overlay: the lane lines of the lane graph (blue; none when the lanes cannot be built, the
+    Problems panel says why) and the walking areas cut off from the main walking network (orange)."""
+    out = np.zeros(city.shape + (4,), np.uint8)
+    labels, n = ndimage.label(city.walkable)
+    if n > 1:
+        sizes = np.bincount(labels.ravel())
+        sizes[0] = 0
+        out[(labels != 0) & (labels != int(np.argmax(sizes)))] = ISOLATED_RGBA
     try:
         mask = city.lane_graph.lane_cells()
     except LogiCityError:
-        return None
-    out = np.zeros(city.shape + (4,), np.uint8)
+        return out
     out[mask] = LANES_RGBA
     return out
 
@@ -147,8 +154,9 @@ class CityEditorController(QtCore.QObject):
         self.snap_action = self._checkable("&Snap strokes to a line", self._toggle_snap, "S",
                                            "A stroke keeps to the row or column it starts on")
         self.snap_action.setChecked(True)
-        self.lanes_action = self._checkable("Show &lanes", self._toggle_lanes, None,
-                                            "Draw the lane graph's lanes over the city while editing")
+        self.lanes_action = self._checkable("Show &lanes and cut-off sidewalks", self._toggle_lanes, None,
+                                            "Draw the lane graph's lanes (blue) and walking areas cut off from the "
+                                            "walking network (orange) over the city while editing")
         self.lanes_action.setChecked(True)
         self.new_action = host.action("&New city…", self.new_city_dialog, "Ctrl+Shift+N",
                                       "Replace the city by a generated one (undoable)")

@@ -56,6 +56,17 @@ def test_paint_undo_validate_and_refuse_to_simulate(qtbot, win):
     qtbot.keyClick(win, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert cfg.city is before and tuple(win.map.map_item.image[13, 25]) != PAINT_RGB["House"]
 
+    # a sidewalk cell inside a building lot is cut off from the walking network: orange in the graph overlay
+    assert cfg.city.building[20, 20] != 0
+    qtbot.keyClick(win, Qt.Key.Key_W)
+    ed.size_spin.setValue(1)
+    _stroke(qtbot, win, [(20, 20)])
+    qtbot.waitUntil(lambda: not ed.lanes_pending)
+    overlay = win.map.tools.overlay_item.image
+    assert tuple(overlay[20, 20]) == (255, 120, 0, 140) and tuple(overlay[13, 40]) != (255, 120, 0, 140)
+    assert any(p.code in ("isolated-walking", "walking-split") for p in win.features["problems"].refresh_now())
+    qtbot.keyClick(win, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+
     # erase across the top traffic street: a dead end -> an error in Problems, stepping refused
     qtbot.keyClick(win, Qt.Key.Key_X)
     ed.size_spin.setValue(1)
