@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 from typing import Any, Callable
 
 from .registry import ExportError
@@ -125,7 +126,11 @@ class RayBackend(_Base):
         self._ray = ray
         self._started = False
         if not ray.is_initialized():
-            kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
+            # the workers import core.export from the studio's folder (the same path on every node, docs/export.md)
+            root = str(Path(__file__).resolve().parents[2])
+            path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
+            kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
+                                      "runtime_env": {"env_vars": {"PYTHONPATH": path}}}
             if address:
                 kwargs["address"] = address
             elif workers:

@@ -23,6 +23,7 @@ Exporters register themselves at import; the modules named in :data:`EXPORTER_MO
 from __future__ import annotations
 
 import importlib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -80,7 +81,9 @@ class Option:
                 value = int(value)
             elif self.kind == "float":
                 value = float(value)
-            elif self.kind in ("str", "path", "choice"):
+            elif self.kind == "path":   # absolute: workers (other processes, Ray nodes) may run elsewhere
+                value = os.path.abspath(os.path.expanduser(str(value))) if str(value) else ""
+            elif self.kind in ("str", "choice"):
                 value = str(value)
             else:  # pragma: no cover - a programming error in an exporter
                 raise TypeError(f"unknown option kind {self.kind!r}")
