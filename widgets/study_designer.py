@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6 import QtWidgets
+from PySide6 import QtCore, QtWidgets
 
 from core.errors import ConfigError
 from core.study.design import MODALITIES, StudySpec
@@ -45,12 +45,13 @@ class StudyDesignerDialog(QtWidgets.QDialog):
         self.min_step = self._spin(0, 100000, d.source.min_step)
         self.questions = self._spin(1, 100000, d.questions)
         self.concepts = QtWidgets.QListWidget()
-        self.concepts.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.MultiSelection)
-        for c in KNOWN_CONCEPTS:
-            self.concepts.addItem(c)
-            if c in d.concepts:
-                self.concepts.item(self.concepts.count() - 1).setSelected(True)
-        self.concepts.setMaximumHeight(120)
+        self.concepts.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.NoSelection)
+        for c in KNOWN_CONCEPTS:   # check boxes: every choice visible at once
+            item = QtWidgets.QListWidgetItem(c)
+            item.setFlags(item.flags() | QtCore.Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(QtCore.Qt.CheckState.Checked if c in d.concepts else QtCore.Qt.CheckState.Unchecked)
+            self.concepts.addItem(item)
+        self.concepts.setFixedHeight(self.concepts.sizeHintForRow(0) * len(KNOWN_CONCEPTS) + 6)
         self.cars_only = QtWidgets.QCheckBox("cars only")
         self.cars_only.setChecked(True)
         self.modality = QtWidgets.QComboBox()
@@ -95,6 +96,7 @@ class StudyDesignerDialog(QtWidgets.QDialog):
         f.addRow(self.buttons)
         for w in (self.name, self.seeds, self.folder, self.dataset):
             w.textChanged.connect(self._validate)
+        self.concepts.itemChanged.connect(self._validate)
         self.source_kind.currentIndexChanged.connect(self._source_changed)
         self._source_changed()
         for w in (self.questions, self.training, self.practice, self.steps):
@@ -129,7 +131,8 @@ class StudyDesignerDialog(QtWidgets.QDialog):
 
     def spec(self) -> StudySpec:
         """The spec as entered (raises ConfigError / ValueError when something is wrong)."""
-        concepts = tuple(i.text() for i in self.concepts.selectedItems())
+        concepts = tuple(self.concepts.item(i).text() for i in range(self.concepts.count())
+                         if self.concepts.item(i).checkState() == QtCore.Qt.CheckState.Checked)
         tl = self.time_limit.value()
         if self.source_kind.currentData() == "vap":
             from core.study.source_vap import VapDatasetSource
