@@ -299,11 +299,13 @@ class RuleEditorController(QtCore.QObject, RuleApplyMixin):
             self.analysis.status.setText("Open a project first.")
             return False
         try:
-            rules = ws.rule_file()
-            config = ws.config_for(project.config)
+            rules = ws.rule_file(strict=False)      # a negation cycle is a finding to show, not a refusal
         except (LogiCityError, KeyError) as exc:
             self.analysis.status.setText(f"The rules do not load; fix this first: {exc}")
             return False
+        from dataclasses import replace
+
+        config = replace(project.config, rules=rules, ontology=ws.ontology)   # the map, for scenes and deadlocks
         episode = self._episode_copy()
         k = int(self.analysis.deadlock_k.currentData())
         if self._analysis_job is not None:

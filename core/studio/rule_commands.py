@@ -129,12 +129,13 @@ class RuleWorkspace:
         return {p.name: p.is_action for p in self.ontology.predicates}
 
     # ---- applying and saving ----------------------------------------------------------------------------------
-    def rule_file(self, key: str = "rules"):
-        """The document parsed against the edited ontology (raises a located RuleError when it has errors)."""
+    def rule_file(self, key: str = "rules", strict: bool = True):
+        """The document parsed against the edited ontology (raises a located RuleError when it has errors).
+        ``strict=False`` accepts a program that is not stratified (the analysis then shows its cycles)."""
         from ..logic.program import parse_rules
 
         doc = self.documents[key]
-        return parse_rules(doc.text, self.ontology, str(doc.path) if doc.path else doc.title)
+        return parse_rules(doc.text, self.ontology, str(doc.path) if doc.path else doc.title, strict=strict)
 
     def config_for(self, config: Any, key: str = "rules") -> Any:
         """``config`` running the edited rules and ontology. The file roles that no longer describe what runs are
