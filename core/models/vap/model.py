@@ -96,7 +96,10 @@ def load_checkpoint(folder: str | Path, device: str | torch.device = "cpu") -> t
     cfg = VapModelConfig.from_dict({**cfg.to_dict(), "weights": None})   # weights are in the checkpoint
     model = VapModel(cfg, grounding=bool(doc.get("has_grounding", True)))
     state = load_file(str(w_path), device=str(device))
-    missing, unexpected = model.load_state_dict(state, strict=False)
+    try:
+        missing, unexpected = model.load_state_dict(state, strict=False)
+    except RuntimeError as exc:   # a tensor of another shape
+        raise ConfigError(f"{w_path}: weights do not fit the config ({str(exc).splitlines()[-1].strip()})") from None
     if missing or unexpected:
         raise ConfigError(f"{w_path}: weights do not fit the config (missing {missing[:3]}, unexpected "
                           f"{unexpected[:3]})")
