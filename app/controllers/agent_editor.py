@@ -59,6 +59,9 @@ class PickTool:
             self.host.clear_preview()
             return
         problem = self.ctl.cell_problem(self.row, ev.cell, self.which)
+        if problem is not None and ev.cell != getattr(self, "_said", None):
+            self._said = ev.cell
+            self.ctl.status(f"{self.ctl.row_name(self.row)}: {problem}", 4000)
         rgb = (_START_RGB if self.which == "start" else _GOAL_RGB) if problem is None else (120, 120, 120)
         self.host.set_preview([(ev.row, ev.col, ev.row, ev.col)], rgba=(*rgb, 120), outline=(*rgb, 255))
 
@@ -121,8 +124,22 @@ class AgentEditorController(QtCore.QObject):
         menu = host.menu("&Tools")
         for a in (self.show_action, self.apply_action, self.branch_action):
             menu.addAction(a)
+        problems = host.panels.widget("problems") if "problems" in getattr(host, "docks", {}) else None
+        if problems is not None and hasattr(problems, "activated"):
+            problems.activated.connect(self.show_problem)
         if self.session.project is not None:
             self._on_project()
+
+    def show_problem(self, problem: Any) -> None:
+        """A Problems entry about an agent: show its tab and select its row (the map part is the panel's)."""
+        if getattr(problem, "source", None) != "agents" or not problem.agent or self.session.project is None:
+            return
+        names = A.tabs(self.session)
+        tab = next((t for t in names if problem.message.startswith(f"{t}: ")), names[0])
+        rows = [i for i, a in enumerate(A.agent_set(self.session, tab)) if a.name == problem.agent]
+        if rows:
+            self.tab = tab
+            self.refresh(select=rows[:1])
 
     # ---- helpers ----------------------------------------------------------------------------------------------------
     def status(self, text: str, ms: int = 8000) -> None:

@@ -79,6 +79,12 @@ def test_apply_is_refused_on_errors_and_says_why(studio, qtbot):
     qtbot.waitUntil(lambda: win.docks["problems"].isVisible(), timeout=WAIT)
     assert "ambulance" in win.statusBar().currentMessage() or "ambulance" in win.last_message
     assert panel.table.item(ped, 1).toolTip().startswith("error:")
+    # the Problems entry leads to the agent's row
+    panel.select_rows([])
+    problems = win.features["problems"].refresh_now()
+    entry = next(p for p in problems if p.source == "agents" and "ambulance" in p.message)
+    win.panels.widget("problems").activated.emit(entry)
+    assert panel.selected_rows() == [ped]
 
 
 def test_branch_from_the_shown_step_with_an_added_agent(studio, qtbot):
