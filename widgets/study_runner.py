@@ -33,6 +33,7 @@ class StudyRunnerWindow(QtWidgets.QWidget):
         self.clock = clock
         self.session: RunnerSession | None = None
         self._finished_sent = False
+        self._welcome_back = False
         self.stack = QtWidgets.QStackedWidget()
         lay = QtWidgets.QVBoxLayout(self)
         lay.setContentsMargins(60, 40, 60, 40)
@@ -185,10 +186,12 @@ class StudyRunnerWindow(QtWidgets.QWidget):
             self.login_error.setText(exc.message)
             return
         self.session.agree()
-        if self.session.resumed:
+        if self.session.resumed and self.session.stage not in ("instructions", "done"):
+            # a resumed session shows the instructions again, with where it continues, before the next question
             done, total = self.session.progress()
             self.resume_note.setText(f"Welcome back, {self.session.participant}: you answered {done} of {total} "
-                                     "questions; you continue where you stopped.")
+                                     "questions; press Space to continue where you stopped.")
+            self._welcome_back = True
         self.timer.start()
         self.refresh()
 
@@ -197,7 +200,10 @@ class StudyRunnerWindow(QtWidgets.QWidget):
         if s is None or s.paused:
             return
         st = s.stage
-        if st == "instructions":
+        if self._welcome_back:
+            self._welcome_back = False
+            s.current()   # the response clock of the question starts now, not while the note was read
+        elif st == "instructions":
             s.start()
         elif st == "training":
             s.next_document()
@@ -214,7 +220,7 @@ class StudyRunnerWindow(QtWidgets.QWidget):
 
     def choose(self, letter: str) -> None:
         s = self.session
-        if s is None or s.paused or s.stage not in ("practice", "test"):
+        if s is None or s.paused or self._welcome_back or s.stage not in ("practice", "test"):
             return
         s.answer(letter)
         self.refresh()
@@ -228,7 +234,7 @@ class StudyRunnerWindow(QtWidgets.QWidget):
 
     def _tick(self) -> None:
         s = self.session
-        if s is None:
+        if s is None or self._welcome_back:
             return
         if s.tick():
             self.refresh()
@@ -271,7 +277,7 @@ class StudyRunnerWindow(QtWidgets.QWidget):
             self.stack.setCurrentWidget(self.paused_page)
             return
         st = s.stage
-        if st == "instructions":
+        if st == "instructions" or self._welcome_back:
             self.stack.setCurrentWidget(self.instructions_page)
             return
         if st == "done":

@@ -159,3 +159,58 @@ def test_designer_offers_a_vap_dataset_source(qtbot, tmp_path):
     assert not ok.isEnabled() and "VAP dataset" in dlg.problem.text()
     dlg.dataset.setText(str(tmp_path))                      # no dataset_info.json there
     assert not ok.isEnabled() and "not a VAP dataset" in dlg.problem.text()
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.t = 1000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def test_runner_resumes_after_closing_and_times_out(qtbot, tmp_path):
+    """Close the runner mid-test, reopen as the same participant: a welcome-back note, then the next unanswered
+    question; with a time limit, a question left alone is committed as a time-out by the window's timer."""
+    import dataclasses
+
+    from core.study.design import load_study, participant_order
+    from core.study.journal import read_journal
+    from widgets.study_runner import StudyRunnerWindow
+
+    study = load_study(make_small_study(tmp_path / "st", questions=4))
+    study.spec = dataclasses.replace(study.spec, time_limit_s=5.0, practice=0)
+    clock = _Clock()
+
+    def start(pid: str):
+        r = StudyRunnerWindow(study, clock=clock)
+        qtbot.addWidget(r)
+        r.show()
+        qtbot.waitExposed(r)
+        qtbot.keyClicks(r.pid, pid)
+        qtbot.keyClick(r.pid, Key.Key_Return)
+        qtbot.waitUntil(lambda: r.session is not None)
+        return r
+
+    r = start("R9")
+    qtbot.keyClick(r, Key.Key_Space)                                  # instructions
+    while r.session.stage == "training":
+        qtbot.keyClick(r, Key.Key_Space)
+    while r.session.stage in ("practice", "feedback"):
+        qtbot.keyClick(r, Key.Key_1 if r.session.stage == "practice" else Key.Key_Space)
+    order = participant_order(study, "R9")
+    assert r.session.current().id == order[0]
+    qtbot.keyClick(r, Key.Key_C)
+    r.close()                                                         # the participant walks away
+    r2 = start("R9")
+    assert r2.stack.currentWidget() is r2.instructions_page and "answered 1 of 4" in r2.resume_note.text()
+    qtbot.keyClick(r2, Key.Key_2)                                     # ignored: no question on screen yet
+    qtbot.keyClick(r2, Key.Key_Space)
+    assert r2.stack.currentWidget() is r2.item_page and r2.stage_label.text() == "Question 2 of 4"
+    clock.t += 6.0                                                    # time runs out on question 2
+    qtbot.waitUntil(lambda: r2.stage_label.text() == "Question 3 of 4", timeout=5000)
+    test = {x["question"]: x for x in read_journal(study.responses_dir / "R9.jsonl")
+            if x.get("kind") == "answer" and x["phase"] == "test"}
+    assert test[order[0]]["answer"] == "C" and test[order[1]]["answer"] is None
+    assert test[order[1]]["rt_ms"] == 6000
+    r2.close()
