@@ -150,8 +150,10 @@ def run_llm(args: argparse.Namespace) -> int:
     from core.study.report import build_report
 
     study = load_study(args.study)
-    if args.k < 0:
-        print("error: --k must be >= 0", file=sys.stderr)
+    n_train = len(study.by_role("training"))
+    if not 0 <= args.k <= n_train:
+        print(f"error: --k must be between 0 and the study's {n_train} training documents, got {args.k}",
+              file=sys.stderr)
         return 2
     model = args.model or ""
     if args.backend == "jsonl-export":
