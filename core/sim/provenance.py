@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["city_hash", "agents_hash", "provenance", "short"]
+__all__ = ["city_hash", "agents_hash", "table_agents_hash", "provenance", "short"]
 
 
 def city_hash(city: Any) -> str:
@@ -47,6 +47,23 @@ def agents_hash(agents: Any) -> str:
         goal = "-" if a.goal is None else f"{int(a.goal[0])},{int(a.goal[1])}"
         h.update(f"{a.kind.label}|{int(a.id)}|{int(a.priority)}|{','.join(a.concepts)}|{int(a.size)}|{start}|"
                  f"{goal}\n".encode())
+    return h.hexdigest()
+
+
+def table_agents_hash(config_agents: Any, table: Any) -> str:
+    """The agents hash of what a simulation really runs: the config's set (with its chosen starts and goals) when
+    ``table`` (its :class:`~core.world.AgentTable`) holds exactly those agents, types, priorities and concepts, else
+    the table's own content (an SPF reset that changed the ego's concepts, an env's replacement table)."""
+    specs = list(config_agents)
+    same = len(specs) == len(table) and all(
+        a.name == table.names[i] and int(a.kind) == int(table.kinds[i]) and a.priority == int(table.priorities[i])
+        and sorted(a.concepts) == sorted(table.concept_names(i)) for i, a in enumerate(specs))
+    if same:
+        return agents_hash(config_agents)
+    h = hashlib.sha256(b"logicity-agents-v1")
+    for i, name in enumerate(table.names):
+        kind, _, tail = name.rpartition("_")
+        h.update(f"{kind}|{tail}|{int(table.priorities[i])}|{','.join(table.concept_names(i))}|1|-|-\n".encode())
     return h.hexdigest()
 
 

@@ -20,7 +20,7 @@ from .config import SimConfig
 from .episode import FIRED_FORCED, EpisodeBuffer
 from .move_arena import HEADING_OF, REALISED_OF, STOP_COL, MoveArena
 from .movement import CAR_STOP, DECIDED_TABLE, LOCAL_TABLE, PED_STOP, move_choice
-from .provenance import provenance
+from .provenance import city_hash, table_agents_hash
 from .replay import config_texts
 
 #: Steps an agent waits on its goal before starting a new trip (reference REACH_GOAL_WAITING;
@@ -105,7 +105,10 @@ class Simulation:
     def _populate(self) -> None:
         # an agent set may fix some agents' first start and goal (the agent editor; docs/agent-editor.md); only
         # the config's own agents carry them (an env's replacement table does not)
-        specs = tuple(self.config.agents) if self.agents.names == self.config.agents.table().names else ()
+        specs = tuple(self.config.agents)
+        if not any(a.start is not None or a.goal is not None for a in specs) or \
+                tuple(a.name for a in specs) != tuple(self.agents.names):
+            specs = ()
         for i in range(len(self.agents)):
             spec = specs[i] if specs else None
             if spec is not None and (spec.start is not None or spec.goal is not None):
@@ -193,8 +196,14 @@ class Simulation:
             "clauses": clause_table(self.program),
             "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
             "config_texts": config_texts(cfg),
-            "provenance": provenance(cfg),   # which city and agents made this recording (core/sim/provenance.py)
+            "provenance": self._provenance(),   # which city and agents made it (core/sim/provenance.py)
         }
+
+    def _provenance(self) -> dict:
+        """Content hashes of the city (computed once: a simulation's city never changes) and of the agents it runs."""
+        if getattr(self, "_city_digest", None) is None:
+            self._city_digest = city_hash(self.city)
+        return {"city": self._city_digest, "agents": table_agents_hash(self.config.agents, self.agents)}
 
     def _plan(self, i: int, start: np.ndarray, goal: np.ndarray) -> np.ndarray:
         if self.kinds[i] == Kind.CAR:

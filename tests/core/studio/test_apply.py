@@ -83,3 +83,18 @@ def test_branch_continues_recorded_agents_and_adds_new_ones(config):
     again.run(15)
     assert np.array_equal(again.buffer.array("positions"), branch.buffer.array("positions"))
     assert SCENE_KEY in meta
+
+
+def test_provenance_follows_the_agents_a_simulation_really_runs(config):
+    """An env's replacement table (an SPF reset changing priorities) is hashed as run, not as configured."""
+    from core.world import AgentTable
+
+    sim = Simulation(config, seed=1)
+    assert sim.buffer.meta["provenance"]["agents"] == agents_hash(config.agents)
+    t = config.agents.table()
+    changed = AgentTable.build(t.names, t.kinds, [p + 1 if k == int(Kind.CAR) else 0 for p, k in
+                                                  zip(t.priorities, t.kinds)],
+                               [t.concept_names(i) for i in range(len(t))])
+    sim.restart(agents=changed)
+    assert sim.buffer.meta["provenance"]["agents"] != agents_hash(config.agents)
+    assert sim.buffer.meta["provenance"]["city"] == city_hash(config.city)
