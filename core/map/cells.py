@@ -94,16 +94,16 @@ def building_spec(cells: np.ndarray, regions: np.ndarray) -> tuple[tuple[Buildin
 
 def runs_2d(mask_or_key: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Runs of equal non-zero values along each row: (row, start, stop, value) arrays."""
-    a = mask_or_key.astype(np.int64)
+    a = mask_or_key if mask_or_key.dtype != bool else mask_or_key.view(np.int8)   # masks stay one byte a cell
     h, w = a.shape
-    pad = np.zeros((h, w + 2), np.int64)
+    pad = np.zeros((h, w + 2), a.dtype)
     pad[:, 1:-1] = a
     change = pad[:, 1:] != pad[:, :-1]                 # [h, w+1]: a run starts/ends between k-1 and k
     rows, cols = np.nonzero(change)
     # consecutive boundaries in one row delimit a run of one value (0-valued runs are dropped)
     same_row = rows[:-1] == rows[1:]
     r, s, e = rows[:-1][same_row], cols[:-1][same_row], cols[1:][same_row]
-    vals = a[r, s] if len(r) else np.zeros(0, np.int64)
+    vals = a[r, s].astype(np.int64) if len(r) else np.zeros(0, np.int64)
     keep = vals != 0
     return r[keep], s[keep], e[keep], vals[keep]
 

@@ -28,19 +28,25 @@ from .edit import CityDraft
 from .layers import StreetCover, find_junctions, intersection_layers, street_codes
 from .model import Building, CityMap, Street
 
-__all__ = ["CityBuilder", "midline_from_masks"]
+__all__ = ["CityBuilder", "centre_lines", "midline_from_masks"]
 
 
-def midline_from_masks(th: np.ndarray, tv: np.ndarray, street: np.ndarray, junctions) -> np.ndarray:
-    """Mid lanes from the traffic masks: the centre cell of each street's cross-section (what
-    :func:`core.map.layers.midline_mask` takes from the street list), outside every junction square, on pure
-    traffic cells."""
-    h, w = street.shape
-    mid = np.zeros((h, w), bool)
+def centre_lines(th: np.ndarray, tv: np.ndarray) -> np.ndarray:
+    """The centre cell of each traffic street's cross-section (what :func:`core.map.layers.midline_mask` takes from
+    the street list): per column for horizontal streets, per row for vertical ones."""
+    mid = np.zeros(th.shape, bool)
     cols, r0, r1, _ = runs_2d(th.T)          # per column: vertical runs of horizontal streets
     mid[r0 + (r1 - r0) // 2, cols] = True
     rows, c0, c1, _ = runs_2d(tv)             # per row: horizontal runs of vertical streets
     mid[rows, c0 + (c1 - c0) // 2] = True
+    return mid
+
+
+def midline_from_masks(th: np.ndarray, tv: np.ndarray, street: np.ndarray, junctions,
+                       centre: np.ndarray | None = None) -> np.ndarray:
+    """Mid lanes: the :func:`centre_lines` (given or computed) outside every junction square, on pure traffic
+    cells."""
+    mid = (centre if centre is not None else centre_lines(th, tv)).copy()
     for j in junctions:
         top, bottom, left, right = j.box
         mid[top:bottom + 1, left:right + 1] = False
@@ -86,6 +92,8 @@ class CityBuilder:
         self._buildings: tuple[Building, ...] = ()
         self._bld: np.ndarray | None = None
         self._blk: np.ndarray | None = None
+        self._bregions: np.ndarray | None = None
+        self._centre: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None   # (th, tv, centre lines)
         self.stats = BuildStats()
 
     def build(self, draft: CityDraft, source: str | None = None) -> CityMap:
@@ -102,13 +110,15 @@ class CityBuilder:
             stage = self._street_stage(walk, th, tv, stage, stats)
         # buildings: codes and ids from the cells; the specification only when a building bit changed
         bpart = cells >> BLD_SHIFT
-        if self._bkey is not None and stats.street_stage and self._bkey.shape == bpart.shape \
-                and np.array_equal(self._bkey, bpart):
+        # (block ids follow the city blocks: the same buildings in the same block regions give the same result)
+        if self._bkey is not None and self._bkey.shape == bpart.shape and np.array_equal(self._bkey, bpart) \
+                and (stats.street_stage or np.array_equal(self._bregions, stage.regions)):
             stats.buildings = True
             buildings, bld, blk = self._buildings, self._bld, self._blk
         else:
             buildings, bld, blk = building_spec(cells, stage.regions)
             self._bkey, self._buildings, self._bld, self._blk = bpart, buildings, bld, blk
+        self._bregions = stage.regions
         streets = tuple(stage.streets_h + stage.streets_v + stage.streets_w)
         h, w = draft.shape
         city = CityMap(name=draft.name, height=h, width=w, streets=streets, buildings=buildings,
@@ -146,7 +156,13 @@ class CityBuilder:
         street = street_codes(cover)
         junctions, regions, _ = find_junctions(cover)
         inter = intersection_layers(street.shape, junctions)
-        mid = midline_from_masks(th, tv, street, junctions)
+        if self._centre is not None and self._centre[0].shape == th.shape and np.array_equal(self._centre[0], th) \
+                and np.array_equal(self._centre[1], tv):
+            centre = self._centre[2]
+        else:
+            centre = centre_lines(th, tv)
+            self._centre = (th, tv, centre)
+        mid = midline_from_masks(th, tv, street, junctions, centre)
         street[mid] = STREET_MIDLANE
         stage = _StreetStage(walk, th, tv, streets_h, streets_v, streets_w, street, mid, inter, tuple(junctions),
                              regions)
