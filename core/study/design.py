@@ -40,11 +40,11 @@ FORMAT = "logicity-study"
 DEFAULT_INSTRUCTIONS = (
     "You will read short descriptions of a moment in a city simulation. Each description lists what one agent "
     "(a car) sees: the other cars and pedestrians, their kinds and concepts (ambulance, bus, police, tiro = a "
-    "novice driver, reckless, old, young), who is at or in an intersection, who is close to or next to whom, who "
-    "is on whose left or right, the priority order, and who is about to collide with whom. The city's traffic "
-    "rules decide what the agent does next. For each question choose the agent's next action: A Slow, B Normal, "
-    "C Fast or D Stop (keys A-D or 1-4). First you will read a few solved examples, then answer some practice "
-    "questions with feedback; during the test no answer is shown.")
+    "novice driver, reckless, old, young), who is at or in an intersection, who is close to or next to whom "
+    "('next to' is nearer than 'close'), who is on whose left or right, the priority order, and who is about to "
+    "collide with whom. The city's traffic rules decide what the agent does next. For each question choose the "
+    "agent's next action: A Slow, B Normal, C Fast or D Stop (keys A-D or 1-4). First you will read a few solved "
+    "examples, then answer some practice questions with feedback; during the test no answer is shown.")
 DEFAULT_CONSENT = (
     "This study records your answers and response times under the participant id you enter, and nothing else. "
     "You may stop at any time; your answers so far are kept. Press 'I agree' to take part.")
