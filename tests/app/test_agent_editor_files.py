@@ -2,7 +2,7 @@
 set, and projects keep agent edits and branch recordings across save → reopen (the branch can be continued)."""
 from __future__ import annotations
 
-from PySide6 import QtCore
+from PySide6 import QtCore, QtWidgets
 
 from core.agents.io import load_agent_set
 from core.agents.reference import import_reference_agents
@@ -11,6 +11,7 @@ from core.studio import agent_sets as A
 from core.studio.apply import BRANCH_KEY, apply_status
 from tests.support.paths import MODES, REFERENCE_CONFIGS
 from tests.support.studio import WAIT, simulate
+from widgets.agent_editor import GenerateDialog
 
 Qt = QtCore.Qt
 REF = REFERENCE_CONFIGS / "master" / "config" / "agents" / "easy" / "val.yaml"
@@ -84,3 +85,24 @@ def test_split_mode_tabs_in_the_dock(qtbot, settings_path):
         assert A.active_tab(win.session) == "train"
     finally:
         close_window(win)
+
+
+def test_generate_dialog_replaces_the_set_in_one_undoable_step(studio, qtbot):
+    win = studio
+    ctl = win.features["agent_editor"]
+    ctl.show_panel()
+    before = win.session.project.config.agents
+    qtbot.mouseClick(ctl.panel.generate, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: any(isinstance(w, GenerateDialog) and w.isVisible()
+                                for w in QtWidgets.QApplication.topLevelWidgets()), timeout=WAIT)
+    dlg = next(w for w in QtWidgets.QApplication.topLevelWidgets() if isinstance(w, GenerateDialog) and w.isVisible())
+    for (kind, concept), sb in dlg.spins.items():
+        sb.setValue({(Kind.CAR, "normal"): 3, (Kind.CAR, "ambulance"): 2, (Kind.PEDESTRIAN, "old"): 4}.get(
+            (kind, concept), 0))
+    dlg.seed.setValue(11)
+    dlg.accept()
+    agents = win.session.project.config.agents
+    assert len(agents) == 9 and sum(a.concepts == ("ambulance",) for a in agents) == 2
+    assert ctl.panel.table.rowCount() == 9
+    win.actions_by_name["undo"].trigger()
+    assert win.session.project.config.agents == before
