@@ -33,6 +33,9 @@ def register_train(s) -> None:
     t.add_argument("--n-demos", type=int, default=200, help="BC: oracle trajectories to collect")
     t.add_argument("--balance", choices=("full", "sqrt", "none"), default="full",
                    help="BC: class-balanced sampling of the oracle's actions")
+    t.add_argument("--lr", type=float, default=None, help="learning rate (default: BC 1e-3, NLM-BC 5e-3; RL per "
+                                                          "algorithm, see config.yaml)")
+    t.add_argument("--batch", type=int, default=128, help="BC: batch size")
     t.add_argument("--n-envs", type=int, default=4, help="RL: vectorised training envs")
     t.add_argument("--violation-penalty", type=float, default=None, help="RL: training reward of a violation "
                                                                          "(default per method, config.yaml records it)")
@@ -96,8 +99,12 @@ def run_train(args: argparse.Namespace) -> int:
             violation=base.violation if args.violation_penalty is None else args.violation_penalty,
             overtime=base.overtime if args.overtime_penalty is None else args.overtime_penalty)
         opts["n_envs"] = args.n_envs
+        if args.lr is not None:
+            opts["hyper"] = {"learning_rate": args.lr}
     else:
-        opts.update(demos=args.demos, n_demos=args.n_demos, balance=args.balance)
+        opts.update(demos=args.demos, n_demos=args.n_demos, balance=args.balance, batch=args.batch)
+        if args.lr is not None:
+            opts["lr"] = args.lr
     try:
         cfg = train(args.algo, args.mode, args.out, steps=args.steps, seed=args.seed, monitor=BarMonitor(), **opts)
     except KeyboardInterrupt:

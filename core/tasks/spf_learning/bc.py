@@ -19,7 +19,10 @@ from .common import BestKeeper, base_config, finish_run, torch_setup
 from .monitor import Monitor
 from .settings import DEFAULT_STEPS, default_architecture
 
-__all__ = ["train_bc", "demonstration_rows", "sampling_weights"]
+__all__ = ["train_bc", "demonstration_rows", "sampling_weights", "BC_LR"]
+
+#: Adam learning rates: the NLM's sigmoid layers learn slowly at 1e-3 (the reference trains its NLM at 5e-3)
+BC_LR = {"mlp-bc": 1e-3, "gnn-bc": 1e-3, "nlm-bc": 5e-3}
 
 
 def _demos(mode: str, demos: str | Path | None, n_demos: int, demo_seed: int, monitor: Monitor):
@@ -74,7 +77,7 @@ def sampling_weights(actions: np.ndarray, counts: np.ndarray, balance: str) -> n
 
 def train_bc(algo: str, mode: str, out, *, steps: int | None = None, seed: int = 0, monitor: Monitor | None = None,
              demos: str | Path | None = None, n_demos: int = 200, demo_seed: int = 0, batch: int = 128,
-             lr: float = 1e-3, balance: str = "full", eval_every: int | None = None, val_episodes: int = 20,
+             lr: float | None = None, balance: str = "full", eval_every: int | None = None, val_episodes: int = 20,
              test: bool = True, tensorboard: bool = True, threads: int | None = None) -> dict:
     import torch
     import torch.nn.functional as F
@@ -85,6 +88,7 @@ def train_bc(algo: str, mode: str, out, *, steps: int | None = None, seed: int =
     monitor = monitor or Monitor()
     out = Path(out)
     steps = int(steps or DEFAULT_STEPS[algo])
+    lr = float(lr if lr is not None else BC_LR[algo])
     device = torch_setup(seed, threads)
     env = SPFEnv(mode, "train")
     t0 = time.perf_counter()
