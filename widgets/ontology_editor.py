@@ -15,6 +15,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 __all__ = ["OntologyEditor", "format_params"]
 
 COLUMNS = ("Name", "Arity", "Kind", "Grounding", "Parameters", "Description")
+GROUNDING_COL = 3
 PARAMS_COL = 4
 
 
@@ -33,6 +34,7 @@ def format_params(params: Any) -> str:
 
 class OntologyEditor(QtWidgets.QWidget):
     paramsEdited = QtCore.Signal(str, str)        # predicate, the typed parameter text
+    groundingChosen = QtCore.Signal(str, str)     # predicate, registry function ("" = not grounded)
     addRequested = QtCore.Signal(str, str)        # name, grounding
     removeRequested = QtCore.Signal(str)
 
@@ -68,6 +70,7 @@ class OntologyEditor(QtWidgets.QWidget):
         self.remove_button.clicked.connect(self._remove)
         self.table.itemChanged.connect(self._on_item_changed)
         self._filling = False
+        self._by_arity: dict[int, list[str]] = {}
 
     def set_groundings(self, names: Sequence[str], docs: dict[str, str] | None = None) -> None:
         self.new_grounding.clear()
@@ -75,6 +78,10 @@ class OntologyEditor(QtWidgets.QWidget):
             self.new_grounding.addItem(n)
             if docs and n in docs:
                 self.new_grounding.setItemData(self.new_grounding.count() - 1, docs[n], QtCore.Qt.ItemDataRole.ToolTipRole)
+
+    def set_registry(self, by_arity: dict[int, Sequence[str]]) -> None:
+        """The grounding functions a predicate of each arity may choose (the Grounding column's choices)."""
+        self._by_arity = {k: list(v) for k, v in by_arity.items()}
 
     def set_ontology(self, ontology: Any, tips: dict[str, str] | None = None) -> None:
         """Show every predicate; ``tips`` (name → text) documents the grounding and its parameters."""
@@ -97,9 +104,26 @@ class OntologyEditor(QtWidgets.QWidget):
                     if tips and p.name in tips:
                         item.setToolTip(tips[p.name])
                     self.table.setItem(r, c, item)
+                if not p.is_action and self._by_arity.get(p.arity):
+                    self.table.setCellWidget(r, GROUNDING_COL, self._grounding_combo(p))
             self.table.resizeColumnsToContents()
         finally:
             self._filling = False
+
+    def _grounding_combo(self, p: Any) -> QtWidgets.QComboBox:
+        combo = QtWidgets.QComboBox()
+        combo.addItem("(not grounded)", "")
+        for name in self._by_arity.get(p.arity, []):
+            combo.addItem(name, name)
+        combo.setCurrentIndex(max(0, combo.findData(p.grounding or "")))
+        combo.setToolTip("The registry function that grounds this predicate (its parameters reset to the defaults)")
+        combo.currentIndexChanged.connect(lambda _i, name=p.name, c=combo: self.groundingChosen.emit(name, c.currentData()))
+        return combo
+
+    def grounding_combo(self, name: str) -> QtWidgets.QComboBox | None:
+        row = self.row_of(name)
+        w = self.table.cellWidget(row, GROUNDING_COL) if row >= 0 else None
+        return w if isinstance(w, QtWidgets.QComboBox) else None
 
     def show_error(self, text: str) -> None:
         self.status.setStyleSheet("color: #d1242f")

@@ -25,6 +25,7 @@ from core.logic.diagnostics import Diagnostic, diagnose
 from core.logic.registry import REGISTRY
 from core.studio import problems as problem_registry
 from core.studio.rule_commands import (AddConceptPredicate, EditRuleText, RemovePredicate, RuleWorkspace,
+                                       SetPredicateGrounding,
                                        SetPredicateParams, concept_groundings)
 
 from ..features import FeatureSpec, register
@@ -73,6 +74,8 @@ class RuleEditorController(QtCore.QObject, RuleApplyMixin):
         self.ontology_editor.addRequested.connect(self.add_predicate)
         self.ontology_editor.removeRequested.connect(self.remove_predicate)
         self.ontology_editor.paramsEdited.connect(self.set_params)
+        self.ontology_editor.groundingChosen.connect(self.set_grounding)
+        self.ontology_editor.set_registry({a: [s.name for s in REGISTRY.values() if s.arity == a] for a in (1, 2)})
         self.analysis.analyzeRequested.connect(self.analyze)
         self.analysis.cancelRequested.connect(self.cancel_analysis)
         self.analysis.lineActivated.connect(self.goto_line)
@@ -275,6 +278,9 @@ class RuleEditorController(QtCore.QObject, RuleApplyMixin):
 
     def remove_predicate(self, name: str) -> bool:
         return self._ontology_edit(lambda: RemovePredicate(self.workspace, name))
+
+    def set_grounding(self, name: str, grounding: str) -> bool:
+        return self._ontology_edit(lambda: SetPredicateGrounding(self.workspace, name, grounding or None))
 
     def set_params(self, name: str, text: str) -> bool:
         from core.yamlio import loads_yaml

@@ -32,7 +32,7 @@ from .events import EmitterGroup
 from .stack import Command
 
 __all__ = ["RuleDocument", "RuleWorkspace", "EditRuleText", "AddConceptPredicate", "RemovePredicate",
-           "SetPredicateParams", "BURST_SECONDS", "MERGE_RULE_TEXT", "text_diff", "concept_groundings"]
+           "SetPredicateParams", "SetPredicateGrounding", "BURST_SECONDS", "MERGE_RULE_TEXT", "text_diff", "concept_groundings"]
 
 #: Longest pause (seconds) between two keystrokes of one typing burst (one undo step).
 BURST_SECONDS = 1.0
@@ -278,3 +278,24 @@ class SetPredicateParams(_OntologyEdit):
                 d["params"] = dict(params)
         self.new = _rebuild(onto, preds)
         self.text = f"Set parameters of {name}"
+
+
+class SetPredicateGrounding(_OntologyEdit):
+    """Ground predicate ``name`` by another registry function of its arity (its parameters back to that function's
+    defaults); ``None`` declares it not grounded yet (always false)."""
+
+    def __init__(self, workspace: RuleWorkspace, name: str, grounding: str | None) -> None:
+        super().__init__(workspace)
+        onto = workspace.ontology
+        p = onto.get(name)
+        if p is None:
+            raise ConfigError(f"no predicate {name!r} in the ontology")
+        if p.is_action:
+            raise ConfigError(f"{name} is an action predicate: it is decided by the rules, not grounded")
+        preds = [q.to_dict() for q in onto.predicates]
+        for d in preds:
+            if d["name"] == name:
+                d["grounding"] = grounding
+                d.pop("params", None)
+        self.new = _rebuild(onto, preds)
+        self.text = f"Ground {name} by {grounding or 'nothing'}"

@@ -54,6 +54,13 @@ def test_ontology_editor_updates_diagnostics_at_once_and_undoes(qtbot, studio):
     assert onto.table.item(onto.row_of("IsClose"), 4).text() == "min: 12, max: 20"
     onto.table.item(onto.row_of("IsClose"), 4).setText("min: 10, max: 20")
     assert ctl.workspace.ontology["IsClose"].params["min"] == 10
+    combo = onto.grounding_combo("IsClose")
+    combo.setCurrentIndex(combo.findData("next_to"))       # another registry function: its default parameters
+    assert ctl.workspace.ontology["IsClose"].grounding == "next_to"
+    assert onto.table.item(onto.row_of("IsClose"), 4).text() == "max: 12"
+    win.undo.undo()
+    assert ctl.workspace.ontology["IsClose"].grounding == "is_close"
+    assert onto.grounding_combo("IsClose").currentData() == "is_close"
     qtbot.mouseClick(onto.remove_button, QtCore.Qt.MouseButton.LeftButton)   # nothing selected: nothing removed
     onto.table.selectRow(onto.row_of("IsCar"))
     qtbot.mouseClick(onto.remove_button, QtCore.Qt.MouseButton.LeftButton)
