@@ -92,7 +92,8 @@ class AgentEditor(QtWidgets.QWidget):
                              lambda: self.deleteRequested.emit(self.selected_rows()))
         self.up = button("▲", "Move the selected agents up (order decides ties and the SPF ego)",
                          lambda: self.moveRequested.emit(self.selected_rows(), -1))
-        self.down = button("▼", "Move the selected agents down", lambda: self.moveRequested.emit(self.selected_rows(), 1))
+        self.down = button("▼", "Move the selected agents down",
+                           lambda: self.moveRequested.emit(self.selected_rows(), 1))
         bar.addStretch(1)
         self.generate = button("Generate…", "Replace this set by a composition: counts per type and concept, seed",
                                self.generateRequested.emit)

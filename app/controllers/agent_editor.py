@@ -169,7 +169,7 @@ class AgentEditorController(QtCore.QObject):
         finally:
             self._select_after = None
 
-    # ---- showing ------------------------------------------------------------------------------------------------------
+    # ---- showing ----------------------------------------------------------------------------------------------------
     def show_panel(self) -> None:
         dock = self.host.docks.get("agent_editor")
         if dock is not None:
