@@ -19,7 +19,7 @@ def test_gif_of_an_episode_file_range(tmp_path):
     with Image.open(tmp_path / "v" / "videos" / "episode_00000.gif") as im:
         assert im.n_frames == 4 and im.size == (241, 241) and im.info["duration"] == 250
         im.seek(3)
-        assert len(set(im.convert("RGB").getdata())) > 5     # a drawn city, not a blank frame
+        assert len(im.convert("RGB").getcolors(1 << 20)) > 5     # a drawn city, not a blank frame
     with pytest.raises(ExportError, match="--last .* must be >= --first"):
         run_export("video", {"episode": str(src), "first": 4, "last": 2}, tmp_path / "bad", backend="inline")
 
