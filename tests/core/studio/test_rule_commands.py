@@ -117,3 +117,55 @@ def test_config_for_runs_the_edited_rules(config):
     s.execute(EditRuleText(ws, "rules", ws.text(), ws.text() + "Fast(X) :- Oops(X).", typing=False))
     with pytest.raises(Exception, match="Oops"):
         ws.config_for(config)
+
+
+def test_undoing_any_sequence_of_rule_edits_restores_the_workspace(config):
+    """Random typing (merged or not), pastes, clause toggles and ontology edits: undoing all of them gives back the
+    original text and ontology; redoing all gives the final state again."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from core.logic.highlight_tokens import set_clause_enabled
+
+    ops = st.lists(st.tuples(st.sampled_from(["type", "delete", "paste", "clause", "add", "remove", "params"]),
+                             st.integers(0, 10_000), st.sampled_from("abXY(),.\n"), st.floats(0, 2)),
+                   min_size=1, max_size=25)
+
+    @settings(max_examples=25, deadline=None)
+    @given(ops)
+    def run(seq):
+        s = Session()
+        ws = RuleWorkspace.from_config(config)
+        text0, onto0 = ws.text(), ws.ontology.to_yaml()
+        when = 0.0
+        for op, n, ch, dt in seq:
+            when += dt
+            t = ws.text()
+            pos = n % (len(t) + 1)
+            if op == "type":
+                s.execute(EditRuleText(ws, "rules", t, t[:pos] + ch + t[pos:], when=when))
+            elif op == "delete" and pos > 0:
+                s.execute(EditRuleText(ws, "rules", t, t[:pos - 1] + t[pos:], when=when))
+            elif op == "paste":
+                s.execute(EditRuleText(ws, "rules", t, t[:pos] + "Slow(X) :- IsCar(X).\n" + t[pos:], typing=False,
+                                       when=when))
+            elif op == "clause":
+                res = set_clause_enabled(t, 1 + n % max(1, t.count("\n")), bool(n % 2))
+                if res is not None:
+                    s.execute(EditRuleText(ws, "rules", t, res[0], typing=False, when=when))
+            elif op == "add" and f"IsNew{n % 3}" not in ws.ontology:
+                s.execute(AddConceptPredicate(ws, f"IsNew{n % 3}", "is_old"))
+            elif op == "remove":
+                names = [p.name for p in ws.ontology.predicates if not p.is_action]
+                s.execute(RemovePredicate(ws, names[n % len(names)]))
+            elif op == "params" and "NextTo" in ws.ontology:
+                s.execute(SetPredicateParams(ws, "NextTo", {"max": 1 + n % 30}))
+        final_text, final_onto = ws.text(), ws.ontology.to_yaml()
+        while s.stack.can_undo():
+            assert s.stack.undo()
+        assert ws.text() == text0 and ws.ontology.to_yaml() == onto0 and not ws.ontology_changed
+        while s.stack.can_redo():
+            assert s.stack.redo()
+        assert ws.text() == final_text and ws.ontology.to_yaml() == final_onto
+
+    run()
