@@ -27,6 +27,7 @@ def _pick_save(parent: QtWidgets.QWidget, title: str, filt: str) -> str:
 
 class StudyController(QtCore.QObject):
     made = QtCore.Signal(object)          # the Study, after New Study's job finished
+    llm_finished = QtCore.Signal(str)     # a model run's name, after its job finished
 
     def __init__(self, host) -> None:
         super().__init__()
@@ -44,7 +45,9 @@ class StudyController(QtCore.QObject):
                                    "Open a study and run one participant full screen")
         self.act_results = host.action("Study &Results…", self.show_results, None,
                                        "Accuracy per action, Fleiss' kappa, confusion matrix, response times")
-        for a in (self.act_new, self.act_run, self.act_results):
+        self.act_llm = host.action("&Evaluate a Language Model…", self.evaluate_llm, None,
+                                   "Ask a model the study's questions (k-shot); replies are journalled, a rerun resumes")
+        for a in (self.act_new, self.act_run, self.act_results, self.act_llm):
             menu.addAction(a)
 
     # ---- design -------------------------------------------------------------------------------------------------
@@ -136,6 +139,51 @@ class StudyController(QtCore.QObject):
         self.results.append(view)
         view.show()
         return view
+
+    # ---- language models ------------------------------------------------------------------------------------------
+    def evaluate_llm(self, folder: str | Path | None = None):
+        from widgets.study_llm_dialog import StudyLLMDialog
+
+        study = self._load(folder, "Open a study folder")
+        if study is None:
+            return None
+        dlg = StudyLLMDialog(len(study.by_role("training")), self.window)
+        dlg.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
+        dlg.accepted.connect(lambda: self.run_llm(study, dlg.options()))
+        dlg.open()
+        return dlg
+
+    def run_llm(self, study, o: dict):
+        """Run the model as a job (the same functions as ``main.py study llm``); results views refresh after."""
+        from core.study.llm import OpenAIChat, RunOptions, TransformersModel, import_batch, run_backend, run_name
+
+        model = o["model"]
+        label = Path(model).name if o["backend"] != "openai" else model
+        name = o["name"] or run_name(label if o["backend"] != "jsonl-import" else Path(model).stem, o["k"])
+        meta = {"backend": o["backend"], "model": model, "k": o["k"]}
+
+        def work(ctx):
+            if o["backend"] == "jsonl-import":
+                return import_batch(study, Path(model), name, meta)
+            if o["backend"] == "openai":
+                ask = OpenAIChat(o["base_url"], model, o["key_env"], rpm=o["rpm"])
+            else:
+                ask = TransformersModel(model, o["mode"])
+            return run_backend(study, ask, name, RunOptions(o["k"], name), meta=meta,
+                               progress=lambda d, t: ctx.progress(d, t), cancelled=lambda: ctx.cancelled)
+
+        self.window.status(f"language model run {name}…")
+        self.job = self.host.jobs.start(work, kind="study model run")
+        self.job.progress.connect(lambda v: self.window.status(f"{name}: {v[0]}/{v[1]} questions"))
+        self.job.succeeded.connect(lambda r: self._llm_done(name, r))
+        return self.job
+
+    def _llm_done(self, name: str, result) -> None:
+        added, bad = result
+        self.window.status(f"{name}: {added} new answers ({bad} unparseable)")
+        for view in self.results:
+            view.refresh_requested.emit()
+        self.llm_finished.emit(name)
 
     def shutdown(self, wait_ms: int) -> bool:
         for w in list(self.runners) + list(self.results):

@@ -45,6 +45,7 @@ DEFAULT_INSTRUCTIONS = (
     "collide with whom. The city's traffic rules decide what the agent does next. For each question choose the "
     "agent's next action: A Slow, B Normal, C Fast or D Stop (keys A-D or 1-4). First you will read a few solved "
     "examples, then answer some practice questions with feedback; during the test no answer is shown.")
+
 DEFAULT_CONSENT = (
     "This study records your answers and response times under the participant id you enter, and nothing else. "
     "You may stop at any time; your answers so far are kept. Press 'I agree' to take part.")

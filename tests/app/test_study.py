@@ -214,3 +214,40 @@ def test_runner_resumes_after_closing_and_times_out(qtbot, tmp_path):
     assert test[order[0]]["answer"] == "C" and test[order[1]]["answer"] is None
     assert test[order[1]]["rt_ms"] == 6000
     r2.close()
+
+
+def test_language_model_run_from_the_menu_lands_in_the_results(qtbot, tmp_path):
+    """Study ▸ Evaluate a Language Model… with batch results: a job journals the replies and the open results
+    view shows the model's row."""
+    import json
+
+    from core.study.design import load_study
+    from widgets.study_llm_dialog import StudyLLMDialog
+
+    folder = make_small_study(tmp_path / "st", questions=4)
+    study = load_study(folder)
+    res = tmp_path / "gpt-batch.jsonl"
+    res.write_text("".join(json.dumps({"custom_id": q.id, "response": {"body": {"choices": [
+        {"message": {"content": f"The answer is {q.truth_letter}."}}]}}}) + "\n" for q in study.test))
+    win = open_window(qtbot, tmp_path / "s.ini", path=None)
+    try:
+        ctl = win.features["study"]
+        ctl.pick_folder = lambda title: str(folder)
+        _menu_action(win, "Study", "Study Results…").trigger()
+        qtbot.waitUntil(lambda: len(ctl.results) == 1)
+        view = ctl.results[0]
+        assert view.table.rowCount() == 0
+        _menu_action(win, "Study", "Evaluate a Language Model…").trigger()
+        qtbot.waitUntil(lambda: win.findChild(StudyLLMDialog) is not None)
+        dlg = win.findChild(StudyLLMDialog)
+        dlg.backend.setCurrentIndex(dlg.backend.findData("jsonl-import"))
+        ok = dlg.buttons.button(QtWidgets.QDialogButtonBox.StandardButton.Ok)
+        assert not ok.isEnabled()
+        dlg.model.setText(str(res))
+        with qtbot.waitSignal(ctl.llm_finished, timeout=60_000):
+            qtbot.mouseClick(ok, QtCore.Qt.MouseButton.LeftButton)
+        assert view.table.rowCount() == 1 and view.table.item(0, 0).text() == "gpt-batch-4shot"
+        assert view.table.item(0, 5).text() == "100.0"
+        view.close()
+    finally:
+        close_window(win)
