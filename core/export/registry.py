@@ -36,7 +36,7 @@ __all__ = ["ExportError", "Option", "Shard", "ShardResult", "Finalized", "Export
 #: modules that register exporters at import (order = listing order)
 EXPORTER_MODULES: tuple[str, ...] = (
     "core.export.episodes", "core.export.spf", "core.export.parquet", "core.export.video", "core.export.pddl_export",
-    "core.export.study_export", "core.export.vap_export",
+    "core.export.study_export", "core.export.vap_export", "core.export.runs_export",
 )
 
 

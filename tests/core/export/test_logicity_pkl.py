@@ -141,3 +141,23 @@ def test_damaged_bytes_never_escape_as_other_errors(tmp_path):
                 load_restricted(target)
             except LogiCityError as exc:
                 assert "x.pkl" in str(exc)
+
+
+def test_runs_exporter_converts_a_folder_and_stops_at_a_malicious_one(cache, tmp_path):
+    import shutil
+
+    from core.export.runner import run_export
+
+    path, buf, _ = cache
+    src = tmp_path / "runs"
+    src.mkdir()
+    shutil.copy(path, src / "a.pkl")
+    shutil.copy(path, src / "b.pkl")
+    report = run_export("runs", {"source": str(src)}, tmp_path / "out", backend="inline")
+    assert report.manifest["counts"]["episodes"] == 2
+    ep = load_episode(tmp_path / "out" / "episodes" / "b.npz")
+    assert np.array_equal(ep.array("positions"), buf.array("positions"))
+    (src / "c.pkl").write_bytes(pickle.dumps(_Evil(tmp_path / "pwned")))
+    with pytest.raises(LogiCityError, match="c.pkl.*posix.system"):
+        run_export("runs", {"source": str(src)}, tmp_path / "out2", backend="inline", retries=0)
+    assert not (tmp_path / "pwned").exists() and (tmp_path / "out2" / "episodes" / "a.npz").exists()
