@@ -27,7 +27,8 @@ def _window_size(text: str) -> tuple[int, int]:
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="main.py", description="LogiCity Studio")
     p.add_argument("project", nargs="?", help="project folder, its project.yaml, a mode file, or an episode file "
-                   "(.npz, e.g. from 'main.py simulate --out'; shown as a read-only replay) "
+                   "(.npz, e.g. from 'main.py simulate --out', or a reference LogiCity run .pkl, read without "
+                   "executing pickle code; shown as a read-only replay) "
                    "(default: the bundled default city)")
     p.add_argument("--screenshot", metavar="OUT.png", help="save the main window as PNG once settled, then exit")
     p.add_argument("--steps", type=int, default=0, help="with --screenshot: simulate this many steps first")
