@@ -95,8 +95,7 @@ class AgentEditorController(QtCore.QObject):
         p.deleteRequested.connect(lambda rows: rows and self.run(A.delete(self.session, self.tab, rows)))
         p.moveRequested.connect(lambda rows, d: rows and self.run(A.move(self.session, self.tab, rows, d)))
         p.nameEdited.connect(self.rename)
-        p.priorityEdited.connect(lambda rows, v: self.run(A.edit(self.session, self.tab, rows, "Set priority of",
-                                                                 priority=v)))
+        p.priorityEdited.connect(self.set_priority)
         p.kindEdited.connect(lambda rows, k: rows and self.run(A.edit(self.session, self.tab, rows,
                                                                       f"Make {k.label.lower()}:", kind=k)))
         p.conceptEdited.connect(self.set_concept)
@@ -257,7 +256,29 @@ class AgentEditorController(QtCore.QObject):
         self.run(A.edit(self.session, self.tab, [row], f"Rename {old.name} to {text.strip()}:",
                         kind=kind if kind is not old.kind else None, agent_id=agent_id))
 
+    def set_priority(self, rows: list[int], value: int) -> None:
+        """Priority of the selected cars (pedestrians always have 0: they are left alone in a mixed selection)."""
+        agents = self.agents().agents
+        cars = [r for r in rows if agents[r].kind is Kind.CAR]
+        if not cars:
+            self.status("Pedestrians always have priority 0 (the highest).")
+            self.refresh()
+            return
+        self.run(A.edit(self.session, self.tab, cars, "Set priority of", priority=value))
+
     def set_concept(self, rows: list[int], concept: str, on: bool) -> None:
+        """Tick/untick ``concept`` on the rows whose type may carry it (a mixed selection: the others are left alone
+        and the status line says so; unticking works on every row, so an invalid concept can always be removed)."""
+        if on:
+            agents = self.agents().agents
+            cfg = self.session.project.config
+            ok = [r for r in rows if concept in concepts_for(agents[r].kind, cfg.ontology)]
+            if len(ok) < len(rows):
+                self.status(f"{concept!r} was not ticked on {len(rows) - len(ok)} agent(s) of another type")
+            if not ok:
+                self.refresh()
+                return
+            rows = ok
         self.run(A.edit(self.session, self.tab, rows, f"{'Tick' if on else 'Untick'} {concept} of",
                         **({"add_concepts": [concept]} if on else {"remove_concepts": [concept]})))
 

@@ -103,3 +103,25 @@ def test_branch_from_the_shown_step_with_an_added_agent(studio, qtbot):
     assert np.array_equal(np.asarray(win.history.array("positions")[0])[:len(names)], old)
     assert "branched at step 8" in panel.provenance.text()
     simulate(qtbot, win, 3)
+
+
+def test_multi_select_edit_changes_every_selected_row_in_one_step(studio, qtbot):
+    win = studio
+    ctl, panel = editor(win, qtbot)
+    agents = win.session.project.config.agents.agents
+    cars = [i for i, a in enumerate(agents) if a.kind is Kind.CAR][:3]
+    ped = next(i for i, a in enumerate(agents) if a.kind is Kind.PEDESTRIAN)
+    rows = sorted(cars + [ped])
+    panel.select_rows(rows)
+    count = win.undo.count()
+    panel.table.item(cars[0], 4 + panel.concepts.index("police")).setCheckState(Qt.CheckState.Checked)
+    now = win.session.project.config.agents.agents
+    assert all("police" in now[i].concepts for i in cars) and "police" not in now[ped].concepts
+    assert win.undo.count() == count + 1                               # one undoable step
+    panel.priority.setValue(9)
+    panel.priority.editingFinished.emit()
+    now = win.session.project.config.agents.agents
+    assert [now[i].priority for i in rows] == [9 if i in cars else 0 for i in rows]
+    win.actions_by_name["undo"].trigger()
+    win.actions_by_name["undo"].trigger()
+    assert win.session.project.config.agents.agents == agents
