@@ -62,7 +62,8 @@ def run_loop(app, ms: int) -> None:
     loop.exec()
 
 
-def wait_until(app, pred, timeout: float = 120.0) -> None:
+def wait_until(app, pred, timeout: float = 1800.0) -> None:
+    """Run the event loop until ``pred()`` (generous timeout: a loaded shared machine records slowly)."""
     end = time.time() + timeout
     while not pred():
         if time.time() > end:
