@@ -79,40 +79,72 @@ class InlineBackend(_Base):
 
 
 class LocalBackend(_Base):
-    """A pool of ``workers`` spawned processes (spawn: no forked copy of the studio's threads or Qt state)."""
+    """A pool of ``workers`` spawned processes (spawn: no forked copy of the studio's threads or Qt state).
+
+    ``concurrent.futures.ProcessPoolExecutor``: a worker that dies (killed, out of memory, a crash in native code)
+    breaks the pool instead of leaving its task waiting forever; the shards that were in flight are reported as
+    failed attempts ("a worker process died") and run again on a new pool."""
 
     def run(self, kind: str, options: dict, shards: list[dict], out: str, on_done: OnDone, on_failure: OnFailure,
             cancelled: Callable[[], bool]) -> None:
         import multiprocessing as mp
+        from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+        from concurrent.futures.process import BrokenProcessPool
 
         from .shards import run_shard_in_worker
 
-        ctx = mp.get_context("spawn")
-        pool = ctx.Pool(min(self.workers, len(shards)))
+        n = min(self.workers, len(shards))
+
+        def new_pool() -> ProcessPoolExecutor:
+            return ProcessPoolExecutor(n, mp_context=mp.get_context("spawn"))
+
+        pool = new_pool()
+        attempts = {sh["name"]: 1 for sh in shards}
+        futures = {pool.submit(run_shard_in_worker, kind, options, sh, out): sh for sh in shards}
         try:
-            running = {sh["name"]: (sh, 1, pool.apply_async(run_shard_in_worker, (kind, options, sh, out)))
-                       for sh in shards}
-            while running:
+            while futures:
                 if cancelled():
                     return
-                for name, (sh, attempt, res) in list(running.items()):
-                    if not res.ready():
-                        continue
-                    del running[name]
+                done, _ = wait(list(futures), timeout=0.1, return_when=FIRST_COMPLETED)
+                again: list[dict] = []
+                broken = False
+                for fut in done:
+                    sh = futures.pop(fut)
+                    name = sh["name"]
                     try:
-                        result = res.get()
+                        result = fut.result()
+                    except BrokenProcessPool:
+                        broken = True
+                        self._fail(name, attempts[name], RuntimeError("a worker process died while the pool ran "
+                                                                      "this shard"), on_failure)
                     except Exception as exc:  # noqa: BLE001 - reported and retried, then an ExportError
-                        self._fail(name, attempt, exc, on_failure)
-                        running[name] = (sh, attempt + 1, pool.apply_async(run_shard_in_worker,
-                                                                            (kind, options, sh, out)))
+                        self._fail(name, attempts[name], exc, on_failure)
+                    else:
+                        on_done(result)
                         continue
-                    on_done(result)
-                if running:
-                    time.sleep(0.05)
-            pool.close()
+                    attempts[name] += 1
+                    again.append(sh)
+                if broken:   # every other shard in flight is lost with the pool: resubmit them on a new one
+                    again.extend(futures.values())
+                    futures.clear()
+                    _stop_pool(pool)
+                    pool = new_pool()
+                for sh in again:
+                    futures[pool.submit(run_shard_in_worker, kind, options, sh, out)] = sh
         finally:
-            pool.terminate()
-            pool.join()
+            _stop_pool(pool)
+
+
+def _stop_pool(pool) -> None:
+    """Stop a process pool now: queued shards are dropped and running workers terminated (what they were writing
+    is a temporary file, removed by the next run)."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    for p in procs:
+        if p.is_alive():
+            p.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        p.join(5)
 
 
 class RayBackend(_Base):

@@ -38,7 +38,8 @@ def sha256_file(path: Path) -> str:
 
 
 def _maybe_inject_fault(shard: str) -> None:
-    """Test hook: fail this shard once when it is listed in the file named by ``LOGICITY_EXPORT_FAULTS``."""
+    """Test hook: fail this shard once when it is listed in the file named by ``LOGICITY_EXPORT_FAULTS``
+    (``crash:<shard>``: the worker process exits instead)."""
     path = os.environ.get(FAULT_ENV)
     if not path:
         return
@@ -50,6 +51,10 @@ def _maybe_inject_fault(shard: str) -> None:
         lines.remove(shard)
         Path(path).write_text("\n".join(lines))
         raise RuntimeError(f"injected fault in {shard} ({FAULT_ENV})")
+    if f"crash:{shard}" in lines:   # the worker process dies (pool backends only)
+        lines.remove(f"crash:{shard}")
+        Path(path).write_text("\n".join(lines))
+        os._exit(3)
 
 
 def run_shard_in_worker(kind: str, options: dict[str, Any], shard: dict[str, Any], out: str) -> dict[str, Any]:

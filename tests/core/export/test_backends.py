@@ -35,6 +35,14 @@ def test_local_pool_equals_one_process_and_retries(tmp_path, monkeypatch, inline
     assert_same_export(tmp_path / "pool", inline_export)
 
 
+def test_a_worker_process_that_dies_is_reported_and_its_shard_rerun(tmp_path, monkeypatch, inline_export):
+    faults = _faults(tmp_path, monkeypatch, "crash:shard-00000")
+    report = run_export("episodes", OPTS, tmp_path / "pool", backend="local", workers=2)
+    assert faults.read_text() == ""                                   # the worker really exited
+    assert any(f.shard == "shard-00000" and "worker process died" in f.error for f in report.failures)
+    assert_same_export(tmp_path / "pool", inline_export)
+
+
 def test_a_shard_failing_every_retry_stops_the_export_naming_it(tmp_path, monkeypatch):
     _faults(tmp_path, monkeypatch, "shard-00000", "shard-00000", "shard-00000")
     with pytest.raises(ExportError, match="shard shard-00000 failed 2 time"):
