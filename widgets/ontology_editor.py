@@ -14,7 +14,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 __all__ = ["OntologyEditor", "format_params"]
 
-COLUMNS = ("Name", "Arity", "Kind", "Grounding", "Parameters", "Description")
+COLUMNS = ("Name", "Arity", "Kind", "Grounding", "Parameters")      # the description is the row's tooltip
 GROUNDING_COL = 3
 PARAMS_COL = 4
 
@@ -92,7 +92,7 @@ class OntologyEditor(QtWidgets.QWidget):
             self.table.setRowCount(len(ontology.predicates))
             for r, p in enumerate(ontology.predicates):
                 values = (p.name, str(p.arity), p.kind, p.grounding or ("—" if p.is_action else "null"),
-                          format_params(p.params) if p.params else "", p.description)
+                          format_params(p.params) if p.params else "")
                 for c, v in enumerate(values):
                     item = QtWidgets.QTableWidgetItem(v)
                     editable = c == PARAMS_COL and bool(p.params)
@@ -101,8 +101,9 @@ class OntologyEditor(QtWidgets.QWidget):
                         flags |= QtCore.Qt.ItemFlag.ItemIsEditable
                         item.setBackground(QtGui.QColor("#fff8c5"))
                     item.setFlags(flags)
-                    if tips and p.name in tips:
-                        item.setToolTip(tips[p.name])
+                    tip = "\n".join(t for t in (p.description, (tips or {}).get(p.name, "")) if t)
+                    if tip:
+                        item.setToolTip(tip)
                     self.table.setItem(r, c, item)
                 if not p.is_action and self._by_arity.get(p.arity):
                     self.table.setCellWidget(r, GROUNDING_COL, self._grounding_combo(p))
