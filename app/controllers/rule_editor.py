@@ -378,6 +378,7 @@ class RuleEditorController(QtCore.QObject, RuleApplyMixin):
                     atomic_write_text(root / name, text)
         except OSError as exc:
             self.window.show_error("Rule file not saved", str(root), str(exc))
+            self.session.mark_modified()      # the rule text on disk is not the editor's: still unsaved
             return
         if any(d.severity == "error" for diags in self.diagnostics.values() for d in diags):
             self.session.report("Saved the rule file with errors: the project opens again once they are fixed "
