@@ -90,9 +90,9 @@ class AgentEditor(QtWidgets.QWidget):
                           lambda: self.duplicateRequested.emit(self.selected_rows()))
         self.delete = button("Delete", "Delete the selected agents (Del)",
                              lambda: self.deleteRequested.emit(self.selected_rows()))
-        self.up = button("▲", "Move the selected agents up (order decides ties and the SPF ego)",
+        self.up = button("▲", "Move the selected agents up (Alt+Up; order decides ties and the SPF ego)",
                          lambda: self.moveRequested.emit(self.selected_rows(), -1))
-        self.down = button("▼", "Move the selected agents down",
+        self.down = button("▼", "Move the selected agents down (Alt+Down)",
                            lambda: self.moveRequested.emit(self.selected_rows(), 1))
         bar.addStretch(1)
         self.generate = button("Generate…", "Replace this set by a composition: counts per type and concept, seed",
@@ -115,7 +115,9 @@ class AgentEditor(QtWidgets.QWidget):
         lay.addWidget(self.table, 1)
         for key, slot in ((QtGui.QKeySequence.StandardKey.Delete,
                            lambda: self.deleteRequested.emit(self.selected_rows())),
-                          ("Ctrl+D", lambda: self.duplicateRequested.emit(self.selected_rows()))):
+                          ("Ctrl+D", lambda: self.duplicateRequested.emit(self.selected_rows())),
+                          ("Alt+Up", lambda: self.moveRequested.emit(self.selected_rows(), -1)),
+                          ("Alt+Down", lambda: self.moveRequested.emit(self.selected_rows(), 1))):
             sc = QtGui.QShortcut(QtGui.QKeySequence(key), self.table)
             sc.setContext(Qt.ShortcutContext.WidgetShortcut)
             sc.activated.connect(lambda slot=slot: self.selected_rows() and slot())

@@ -34,6 +34,17 @@ def test_edit_undo_place_on_map_apply_and_simulate(studio, qtbot):
     assert panel.table.rowCount() == n + 1 and panel.selected_rows() == [n]
     win.actions_by_name["undo"].trigger()                                  # Edit ▸ Undo
     assert panel.table.rowCount() == n and len(win.session.project.config.agents) == n
+    names = [a.name for a in win.session.project.config.agents]
+    panel.select_rows([1, 2])
+    panel.table.setFocus()
+    qtbot.keyClick(panel.table, Qt.Key.Key_Up, Qt.KeyboardModifier.AltModifier)      # move a block up
+    assert [a.name for a in win.session.project.config.agents][:3] == [names[1], names[2], names[0]]
+    assert panel.selected_rows() == [0, 1]
+    qtbot.keyClick(panel.table, Qt.Key.Key_Delete)                                   # Del deletes the selection
+    assert [a.name for a in win.session.project.config.agents] == [names[0]] + names[3:]
+    win.actions_by_name["undo"].trigger()
+    win.actions_by_name["undo"].trigger()
+    assert [a.name for a in win.session.project.config.agents] == names
 
     row = first_car(win)
     panel.select_rows([row])
