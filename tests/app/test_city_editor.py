@@ -113,6 +113,11 @@ def test_new_city_resize_export_and_import(qtbot, win, tmp_path):
     assert ed.import_city(out)
     assert cfg.city.shape == (small.height + 10, small.width)
     assert np.array_equal(cfg.city.building[:small.height], small.building)
+    from tests.conftest import REFERENCE_CONFIGS
+
+    ref = REFERENCE_CONFIGS / "master" / "config" / "maps" / "square_5x5.yaml"   # the reference's own format
+    assert ed.import_city(ref)
+    assert cfg.city.shape == (241, 241) and win.session.stack.undo_text() == "Import city square_5x5.yaml"
     bad = tmp_path / "bad.yaml"
     bad.write_text("version: 1\nsize: [10, 10]\nstreets: 3\n")
     win.last_error = None
