@@ -95,7 +95,7 @@ def test_paint_undo_validate_and_refuse_to_simulate(qtbot, win):
     assert not ed.on and not win.map.tools.active
 
 
-def test_new_city_resize_export_and_import(qtbot, win, tmp_path):
+def test_new_city_resize_export_and_import(qtbot, win, tmp_path, reference_configs):
     from core.map.generate import generate_city
 
     ed = win.features["city_editor"]
@@ -113,9 +113,7 @@ def test_new_city_resize_export_and_import(qtbot, win, tmp_path):
     assert ed.import_city(out)
     assert cfg.city.shape == (small.height + 10, small.width)
     assert np.array_equal(cfg.city.building[:small.height], small.building)
-    from tests.conftest import REFERENCE_CONFIGS
-
-    ref = REFERENCE_CONFIGS / "master" / "config" / "maps" / "square_5x5.yaml"   # the reference's own format
+    ref = reference_configs / "master" / "config" / "maps" / "square_5x5.yaml"   # the reference's own format
     assert ed.import_city(ref)
     assert cfg.city.shape == (241, 241) and win.session.stack.undo_text() == "Import city square_5x5.yaml"
     bad = tmp_path / "bad.yaml"
