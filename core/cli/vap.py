@@ -22,6 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     m.add_argument("--seed", type=int, default=0, help="offset added to every world seed (default 0)")
     m.add_argument("--icons", choices=("default", "library"), default="default",
                    help="shipped icon art (reproducible) or your accepted library icons")
+    m.add_argument("--ppc", type=int, default=None,
+                   help="pixels per cell (default: the mode's, 8 = 1024² frames of 128×128 cells)")
     m.add_argument("--workers", type=int, default=2, help="threads encoding PNG frames (default 2)")
     m.add_argument("--out", type=Path, required=True, help="dataset folder (created; resumed when it exists)")
     m.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -66,7 +68,8 @@ def run_make(args: argparse.Namespace) -> int:
     from core.tasks.vap import VapDataConfig, generate, parse_worlds
 
     cfg = VapDataConfig(mode=args.mode, agents=args.agents, worlds=parse_worlds(args.worlds), steps=args.steps,
-                        direction=args.direction, seed=args.seed, icons=args.icons, workers=args.workers)
+                        direction=args.direction, seed=args.seed, icons=args.icons, workers=args.workers,
+                        px_per_cell=args.ppc)
     stop = threading.Event()
     bar = None
     if not args.quiet:
