@@ -285,6 +285,7 @@ class CityEditorController(QtCore.QObject):
             return
         tool = {"rect": RectTool, "pick": PickTool, "move": MoveTool}.get(key)
         self.map.tools.set_tool(tool(self) if tool is not None else PaintTool(self, key))
+        self.map.setFocus()        # Escape then reaches the tool (not the window's Deselect)
 
     # ---- edits and redraws ----------------------------------------------------------------------------------------
     def execute(self, command: Any) -> None:
