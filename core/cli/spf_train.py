@@ -33,8 +33,8 @@ def register_train(s) -> None:
     t.add_argument("--n-demos", type=int, default=200, help="BC: oracle trajectories to collect")
     t.add_argument("--balance", choices=("full", "sqrt", "none"), default="full",
                    help="BC: class-balanced sampling of the oracle's actions")
-    t.add_argument("--lr", type=float, default=None, help="learning rate (default: BC 1e-3, NLM-BC 5e-3; RL per "
-                                                          "algorithm, see config.yaml)")
+    t.add_argument("--lr", type=float, default=None, help="learning rate (default: BC 1e-3; RL per algorithm, "
+                                                          "see config.yaml)")
     t.add_argument("--batch", type=int, default=128, help="BC: batch size")
     t.add_argument("--n-envs", type=int, default=4, help="RL: vectorised training envs")
     t.add_argument("--violation-penalty", type=float, default=None, help="RL: training reward of a violation "

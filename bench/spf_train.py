@@ -1,0 +1,89 @@
+"""Training throughput of the SPF learners (issue 14): environment steps per second while DQN trains (SB3, MLP
+extractor, 4 vectorised envs, no validation inside the timed part) and behaviour-cloning samples per second (MLP,
+GNN, NLM forward + backward, batch 128). Prints figures; the speed target (200k DQN steps in minutes) is checked
+by reading them, not asserted.
+
+    python bench/spf_train.py [--mode easy] [--dqn-steps 5000] [--bc-steps 50]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+
+def bench_dqn(mode: str, steps: int, algo: str = "dqn") -> float:
+    import torch
+    from stable_baselines3 import DQN
+    from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
+
+    from core.tasks.spf import SPFEnv
+    from core.tasks.spf_learning.rl import HYPERPARAMETERS, TrainingRewardWrapper, _nlm_extractor_class
+    from core.tasks.spf_learning.run import env_layout
+    from core.tasks.spf_learning.settings import TRAINING_REWARDS, default_architecture
+
+    torch.set_num_threads(1)
+    probe = SPFEnv(mode, "train")
+    arch = default_architecture(algo, probe.spf.name, probe.layout.size, env_layout(probe), probe.fov)
+    venv = VecMonitor(DummyVecEnv([lambda: TrainingRewardWrapper(SPFEnv(mode, "train"), TRAINING_REWARDS[algo])
+                                   for _ in range(4)]))
+    kw = {"net_arch": arch["hidden"]}
+    if algo == "nlm-dqn":
+        kw |= {"features_extractor_class": _nlm_extractor_class(),
+               "features_extractor_kwargs": {"layout": arch["layout"], "n_entities": arch["n_entities"],
+                                             **arch["nlm"]}}
+    model = DQN("MlpPolicy", venv, policy_kwargs=kw, seed=0, device="cpu", verbose=0, **HYPERPARAMETERS[algo])
+    model.learn(total_timesteps=1200)  # past learning_starts: the timed part includes gradient steps
+    t = time.perf_counter()
+    model.learn(total_timesteps=steps, reset_num_timesteps=False)
+    return steps / (time.perf_counter() - t)
+
+
+def bench_bc(mode: str, algo: str, steps: int) -> float:
+    import numpy as np
+    import torch
+    import torch.nn.functional as F
+
+    from core.models.spf_policies import build_policy_net
+    from core.tasks.spf import SPFEnv
+    from core.tasks.spf_learning.run import env_layout
+    from core.tasks.spf_learning.settings import default_architecture
+
+    torch.set_num_threads(1)
+    env = SPFEnv(mode, "train")
+    arch = default_architecture(algo, env.spf.name, env.layout.size, env_layout(env), env.fov)
+    net = build_policy_net(arch)
+    opt = torch.optim.Adam(net.parameters(), 1e-3)
+    x = torch.from_numpy((np.random.default_rng(0).random((128, env.layout.size)) < 0.2).astype(np.float32))
+    y = torch.randint(0, 4, (128,))
+    for _ in range(3):
+        F.cross_entropy(net(x), y).backward()
+    t = time.perf_counter()
+    for _ in range(steps):
+        loss = F.cross_entropy(net(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    return steps * 128 / (time.perf_counter() - t)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--mode", default="easy")
+    ap.add_argument("--dqn-steps", type=int, default=5000)
+    ap.add_argument("--bc-steps", type=int, default=50)
+    args = ap.parse_args()
+    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} (1 min)")
+    for algo in ("mlp-bc", "gnn-bc", "nlm-bc"):
+        print(f"{algo:<8} BC samples/s (batch 128, forward+backward): {bench_bc(args.mode, algo, args.bc_steps):,.0f}")
+    for algo in ("dqn", "nlm-dqn"):
+        sps = bench_dqn(args.mode, args.dqn_steps if algo == "dqn" else args.dqn_steps // 5, algo)
+        print(f"{algo:<8} env steps/s while training (4 envs): {sps:,.0f}  -> 200k steps in {200_000 / sps / 60:.1f} min")
+
+
+if __name__ == "__main__":
+    main()
