@@ -178,6 +178,8 @@ class AgentEditorController(QtCore.QObject):
 
     def _on_project(self) -> None:
         self.tab = A.active_tab(self.session) if self.session.project is not None else A.MAIN
+        for note in getattr(self.session.project, "notes", None) or ():
+            self.window.playback.when_ready(lambda note=note: self.status(note, 20000))
         self.refresh()
 
     def _on_tab(self, tab: str) -> None:

@@ -72,9 +72,11 @@ def load_target(path: str | Path) -> tuple[Project, EpisodeView | None]:
         try:
             return project, open_episode(project)
         except EpisodeAgentsError as exc:   # agents edited and saved before Apply: open the edits, keep the file
-            log.warning("%s: %s; the project opens without it (the file stays listed); Apply simulates the agents",
-                        exc.location(), exc.message)
+            note = (f"The recording {Path(exc.location() or '').name} was made with other agents than the saved "
+                    f"ones (edited before Apply); it stays in the project folder and the agents are simulated anew")
+            log.warning("%s: %s", exc.location(), exc.message)
             project.current_episode = None
+            project.notes = [note]     # shown once the simulation is ready (app/controllers/agent_editor.py)
             return project, None
     if is_episode_file(p):
         return load_episode_file(p)

@@ -64,6 +64,7 @@ def test_saved_branch_reopens_continuable_and_edits_survive(studio, qtbot, tmp_p
     assert win.open_path(root, ask_save=False)
     qtbot.waitUntil(lambda: win.history is not None and not win.syncing, timeout=WAIT)
     assert len(win.session.project.config.agents) == n == len(win.history.agents)
+    assert "made with other agents" in win.last_message
 
 
 def test_split_mode_tabs_in_the_dock(qtbot, settings_path):
