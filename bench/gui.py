@@ -454,7 +454,8 @@ def main() -> int:
               f"{r['seek ms'][1]:>12.2f}")
     if long is not None:
         print_long(long)
-    print(f"\nmap-frame median target {'met' if ok else 'MISSED'} (load average during the run: "
+    verdict = f"map-frame median target {'met' if ok else 'MISSED'}" if results else "done"
+    print(f"\n{verdict} (load average during the run: "
           f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} cores)")
     return 0
 
