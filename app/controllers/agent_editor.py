@@ -23,7 +23,7 @@ from core.agents.spec import AgentSet
 from core.codes import Kind
 from core.errors import LogiCityError
 from core.studio import agent_sets as A
-from core.studio.apply import apply_status, branch_config, refusal
+from core.studio.apply import apply_status, branch_config, branch_in_place, continue_problem, refusal
 
 from ..features import FeatureSpec, register
 from ..panels import RIGHT, PanelSpec
@@ -395,11 +395,30 @@ class AgentEditorController(QtCore.QObject):
             self.status("Still re-simulating the loaded episode; apply again in a moment.")
             return False
         k, t = s.cursor, s.num_steps
+        if playback.sim_steps < t and k > playback.sim_steps:   # the studio's rule: only where it can continue
+            k = playback.sim_steps
+        why_new = continue_problem(s)
+        if why_new is None:     # only concepts/priorities changed: the same recording goes on from step k
+            later = f" Steps {k + 1}–{t} are discarded." if k < t else ""
+            ans = self.window.ask("apply_branch", "Branch with the edits?",
+                                  f"Branch at step {k}: steps 0–{k} are kept and the edited concepts and "
+                                  f"priorities hold from step {k} on." + later,
+                                  [("branch", f"Branch at step {k}"), ("cancel", "Cancel")], "branch")
+            if ans != "branch":
+                return False
+            playback.pause()
+            branch_in_place(s, k)
+            playback.start(s.project)        # re-simulates 0..k with the schedule, then continues from k
+            playback.set_cursor(k)
+            self._show_provenance()
+            self.status(f"Branched at step {k}: the edited agents hold from step {k} on")
+            return True
         later = f" The recorded steps (0–{t}) are replaced; save first to keep them." if t else ""
         ans = self.window.ask("apply_branch", "Branch with the edits?",
-                              f"Start a new recording from step {k} with the edited agents: recorded agents "
-                              f"continue from where they are at step {k}, new ones start at their start cell."
-                              + later, [("branch", f"Branch at step {k}"), ("cancel", "Cancel")], "branch")
+                              f"Start a new recording from step {k} with the edited agents ({why_new}): recorded "
+                              f"agents continue from where they are at step {k} (it becomes step 0), new ones "
+                              f"start at their start cell." + later,
+                              [("branch", f"Branch at step {k}"), ("cancel", "Cancel")], "branch")
         if ans != "branch":
             return False
         seed = int(s.project.seed)

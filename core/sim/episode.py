@@ -295,6 +295,19 @@ class EpisodeBuffer(EpisodeView):
         for r in self._state_rows:
             r.n = k + 1
 
+    def set_state_agents(self, k: int, agents: AgentTable) -> None:
+        """Rewrite state ``k``'s priorities and concepts: the agents were edited from that state on (the agent
+        editor's branch, core/studio/apply.py), so the state the new decisions are made in shows the new ones."""
+        k = self._check_state(k)
+        values = {"priorities": np.asarray(agents.priorities, np.int32),
+                  "concepts": np.stack([np.asarray(agents.concepts[c], bool) for c in self.meta["concepts"]], axis=-1)
+                  if self.meta["concepts"] else np.zeros((len(agents), 0), bool)}
+        for name, value in values.items():
+            rows = self._rows[name]
+            rows.data[k] = value
+            if rows._next is not None and k < rows._moved:   # already copied into the next allocation
+                rows._next[k] = value
+
     def append_step(self, holds, decided, realised, fired, witness, reached) -> None:
         k = self.num_steps
         if k >= self.num_states:

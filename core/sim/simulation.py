@@ -97,6 +97,10 @@ class Simulation:
         self.wait = np.zeros(n, np.int32)
         self.goals_reached = np.zeros(n, np.int64)
         self.step_seconds: list[float] = []
+        #: agent tables that take over at the start of a step (step -> AgentTable with the same agents): an agent
+        #: editor branch that changed concepts/priorities from a step on (core/studio/apply.py); applied in
+        #: step(), so replays from checkpoints apply them again
+        self.agent_schedule: dict[int, AgentTable] = {}
         self.buffer: EpisodeBuffer | None = None
         if record:
             self.buffer = EpisodeBuffer(self.agents, self._meta(), witness_vars=self._witness_vars())
@@ -253,6 +257,15 @@ class Simulation:
             raise ValueError("set_agents must keep the same agents")
         self.agents = agents
 
+    def _scheduled_agents(self) -> None:
+        """Take over the agent table scheduled for this step (the recorded state shows it too)."""
+        table = self.agent_schedule.get(self.step_index)
+        if table is None or table is self.agents:
+            return
+        self.set_agents(table)
+        if self.buffer is not None and self.buffer.num_states == self.step_index + 1:
+            self.buffer.set_state_agents(self.step_index, table)
+
     def _record_state(self) -> None:
         assert self.buffer is not None
         self.buffer.append_state(self.positions, self.headings, self.goals, self.path_index, self.plan_id,
@@ -277,6 +290,8 @@ class Simulation:
         CollidingClose's coin flips a second time and could disagree with what the caller saw.
         """
         t0 = time.perf_counter()
+        if self.agent_schedule and prepared is None:
+            self._scheduled_agents()
         if prepared is not None:
             grounding, decisions = prepared
             if grounding.snapshot.step != self.step_index:

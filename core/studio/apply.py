@@ -7,11 +7,15 @@ when it started. *Apply* makes a new recording with the edits, and the recording
   so :func:`apply_status` can tell whether the recording matches the edits and the studio shows both hashes;
 * *from step 0*: the simulation is reset with the edited config and the project's seed (the recording's agents
   with a chosen start/goal start there, core/sim/simulation.py);
-* *branch at step k*: the state shown becomes state 0 of a new recording with the edited agents: agents that
-  were recorded continue their trip from where they are at step k (position, planned path, heading, goal wait,
-  goals reached; concepts and priority as edited), new agents start at their chosen start (or a drawn one).
-  The recording's meta says ``branched_from: {step, provenance, seed}`` and keeps the starting scene
-  (``start_scene``, core/sim/scene_io.py data) so a saved project re-simulates it exactly when reopened.
+* *branch at step k*, the studio's branching rules: when only concepts and priorities changed
+  (:func:`continue_problem`), the recording keeps states 0..k, drops the rest, and the edited agents hold from
+  state k on (:func:`branch_in_place`; the meta's ``agent_changes`` schedules the tables per step, so the
+  simulation's replays and a reopened project re-simulate it exactly). Otherwise (agents added, removed or
+  reordered, starts or the city changed) the state shown becomes state 0 of a new recording: recorded agents
+  continue their trip from where they are at step k (position, planned path, heading, goal wait, goals reached;
+  concepts and priority as edited), new agents start at their chosen start (or a drawn one), and the meta keeps
+  the starting scene (``start_scene``, core/sim/scene_io.py data) for reopening. Both record
+  ``branched_from: {step, provenance, seed}``.
 
 Either way Apply is refused while the Problems checks find errors (:func:`refusal`), like starting a simulation.
 """
@@ -23,15 +27,16 @@ from typing import Any
 import numpy as np
 
 from ..agents.spec import AgentSet
-from ..sim.provenance import provenance, short
+from ..sim.provenance import city_hash, provenance, short
 from .problems import blocking_message, collect
 
 __all__ = ["ApplyStatus", "apply_status", "refusal", "scene_at", "branch_config", "start_config",
-           "new_simulation", "BRANCH_KEY", "SCENE_KEY"]
+           "new_simulation", "continue_problem", "branch_in_place", "BRANCH_KEY", "SCENE_KEY", "SCHEDULE_KEY"]
 
 #: episode-meta keys (docs/agent-editor.md, "Provenance")
 BRANCH_KEY = "branched_from"
 SCENE_KEY = "start_scene"
+SCHEDULE_KEY = "agent_changes"
 
 
 @dataclass(frozen=True)
@@ -146,26 +151,100 @@ def branch_config(config: Any, history: Any, k: int, seed: int) -> Any:
     return replace(config, extra={**(config.extra or {}), SCENE_KEY: scene, BRANCH_KEY: parent})
 
 
+# ---- branching in place: the same recording, edited concepts/priorities from a step on ---------------------------
+
+def continue_problem(session: Any) -> str | None:
+    """None when the edits can continue the shown recording from a step, keeping the steps before it (only
+    concepts and priorities changed: same city, same agents in the same order, same chosen starts and goals);
+    else why a branch must start a new recording."""
+    history, cfg = session.history, session.project.config
+    rec = history.meta.get("provenance") or {}
+    if rec.get("city") != city_hash(cfg.city):
+        return "the city changed"
+    names = tuple(history.agents.names)
+    edited = tuple(a.name for a in cfg.agents)
+    if names != edited:
+        return "agents were added, removed, renamed or reordered"
+    if SCENE_KEY not in history.meta:   # a scene-started recording fixes where the agents start
+        recorded = _recorded_set(history.meta)
+        if recorded is None:
+            return "the recording does not say which agent set made it"
+        if any((a.start, a.goal) != (b.start, b.goal) for a, b in zip(recorded, cfg.agents)):
+            return "a start or goal changed (that changes the recording from step 0)"
+    return None
+
+
+def _recorded_set(meta: dict) -> AgentSet | None:
+    from ..agents.io import loads_agent_set
+    from ..errors import LogiCityError
+
+    text = (meta.get("config_texts") or {}).get("agents")
+    try:
+        return loads_agent_set(text) if text else None
+    except LogiCityError:
+        return None
+
+
+def _entry(step: int, table: Any) -> dict:
+    return {"step": int(step), "priorities": [int(p) for p in table.priorities],
+            "concepts": [table.concept_names(i) for i in range(len(table))]}
+
+
+def branch_in_place(session: Any, k: int) -> None:
+    """Keep the recording's states 0..k, discard the rest (the studio's branch) and let the edited concepts and
+    priorities hold from state k on; the recording's meta schedules the change (``agent_changes``: the tables in
+    force from each step, step 0 included) so a saved project re-simulates it exactly. Check
+    :func:`continue_problem` first."""
+    history, cfg = session.history, session.project.config
+    k = int(min(max(k, 0), session.num_steps))
+    meta = history.meta
+    entries = [e for e in meta.get(SCHEDULE_KEY) or [] if e["step"] < k] or [_entry(0, history.agents_at(0))]
+    table = cfg.agents.table()
+    parent = {"step": k, "seed": int(meta.get("seed", session.project.seed)), "provenance": meta.get("provenance"),
+              "in_place": True}
+    session.truncate(k)
+    meta[SCHEDULE_KEY] = entries + [_entry(k, table)]
+    meta["provenance"] = provenance(cfg)
+    meta[BRANCH_KEY] = parent
+    history.set_state_agents(k, table)
+
+
+def _schedule(config: Any, entries: list) -> dict:
+    from ..world import AgentTable
+
+    base = config.agents.table()
+    return {int(e["step"]): AgentTable.build(base.names, base.kinds, e["priorities"], e["concepts"])
+            for e in entries}
+
+
 def start_config(config: Any, meta: dict) -> Any:
     """The config that re-simulates a recording: ``config`` itself, or with the recording's starting scene when it
     was a branch (so reopening a saved project continues it exactly)."""
     data = meta.get(SCENE_KEY)
-    if not data:
+    entries = meta.get(SCHEDULE_KEY)
+    if not data and not entries:
         return config
-    from ..sim.scene_io import scene_from_data
+    extra = dict(config.extra or {})
+    if data:
+        from ..sim.scene_io import scene_from_data
 
-    return replace(config, extra={**(config.extra or {}), SCENE_KEY: scene_from_data(data),
-                                  BRANCH_KEY: meta.get(BRANCH_KEY)})
+        extra.update({SCENE_KEY: scene_from_data(data), BRANCH_KEY: meta.get(BRANCH_KEY)})
+    if entries:
+        extra["agent_schedule"] = _schedule(config, entries)
+    return replace(config, extra=extra)
 
 
 def new_simulation(config: Any, seed: int, record: bool = True) -> Any:
     """A Simulation of ``config`` (what the studio's worker builds): from the branch scene when ``config`` carries
     one (:func:`branch_config`, :func:`start_config`), else from step 0 with the seed's draws."""
     scene = (config.extra or {}).get(SCENE_KEY)
+    schedule = dict((config.extra or {}).get("agent_schedule") or {})
     if scene is None:
         from ..sim.simulation import Simulation
 
-        return Simulation(config, seed=seed, record=record)
+        sim = Simulation(config, seed=seed, record=record)
+        sim.agent_schedule = schedule
+        return sim
     from ..sim.scene import build_simulation
     from ..sim.scene_io import scene_to_data
 
@@ -176,4 +255,5 @@ def new_simulation(config: Any, seed: int, record: bool = True) -> Any:
         meta[SCENE_KEY] = scene_to_data(scene)
         if config.extra.get(BRANCH_KEY) is not None:
             meta[BRANCH_KEY] = dict(config.extra[BRANCH_KEY])
+    sim.agent_schedule = schedule
     return sim

@@ -136,3 +136,28 @@ def test_multi_select_edit_changes_every_selected_row_in_one_step(studio, qtbot)
     win.actions_by_name["undo"].trigger()
     win.actions_by_name["undo"].trigger()
     assert win.session.project.config.agents.agents == agents
+
+
+def test_branch_keeps_the_recording_when_only_concepts_change(studio, qtbot, tmp_path):
+    win = studio
+    ctl, panel = editor(win, qtbot)
+    simulate(qtbot, win, 12)
+    win.set_cursor(7)
+    before = np.asarray(win.history.array("positions")[:8]).copy()
+    car = first_car(win)
+    concept = next(c for c in ("police", "bus", "reckless")
+                   if c not in win.session.project.config.agents.agents[car].concepts)
+    panel.select_rows([car])
+    panel.table.item(car, 4 + panel.concepts.index(concept)).setCheckState(Qt.CheckState.Checked)
+    win.answers["apply_branch"] = "branch"
+    ctl.branch_action.trigger()                                             # Ctrl+Shift+Return
+    assert win.num_steps == 7 and np.array_equal(win.history.array("positions"), before)
+    qtbot.waitUntil(lambda: not win.syncing and win.playback.sim_steps == 7, timeout=WAIT)
+    simulate(qtbot, win, 10)
+    assert concept in win.history.agents_at(8).concept_names(car)
+    assert concept not in win.history.agents_at(6).concept_names(car)
+    assert "branched at step 7" in panel.provenance.text() and "matches the edits" in panel.provenance.text()
+    steps = win.num_steps
+    assert win.save_to(tmp_path / "p") and win.open_path(tmp_path / "p", ask_save=False)
+    qtbot.waitUntil(lambda: win.history is not None and not win.syncing, timeout=WAIT)
+    assert win.playback.sim_steps == win.num_steps == steps                 # re-simulated exactly: continuable

@@ -98,3 +98,33 @@ def test_provenance_follows_the_agents_a_simulation_really_runs(config):
     sim.restart(agents=changed)
     assert sim.buffer.meta["provenance"]["agents"] != agents_hash(config.agents)
     assert sim.buffer.meta["provenance"]["city"] == city_hash(config.city)
+
+
+def test_branch_in_place_keeps_the_steps_before_and_reopens_exactly(config):
+    """Only concepts/priorities changed: the recording keeps states 0..k, the edits hold from state k on, and the
+    schedule in the meta re-simulates the whole recording exactly (what reopening a saved project does)."""
+    from core.studio.apply import SCHEDULE_KEY, branch_in_place, continue_problem
+
+    s, sim = session_with_run(config, 20)
+    before = np.asarray(s.history.array("positions")).copy()
+    car = next(i for i, a in enumerate(config.agents) if a.kind is Kind.CAR)
+    s.execute(A.edit(s, "agents", [car], add_concepts=["bus"], priority=1))
+    assert continue_problem(s) is None
+    k = 9
+    branch_in_place(s, k)
+    assert s.num_steps == k and np.array_equal(s.history.array("positions"), before[:k + 1])
+    assert "bus" not in s.history.agents_at(k - 1).concept_names(car)
+    assert "bus" in s.history.agents_at(k).concept_names(car)
+    assert [e["step"] for e in s.history.meta[SCHEDULE_KEY]] == [0, k]
+    assert not apply_status(s).pending and s.history.meta[BRANCH_KEY]["step"] == k
+    # the worker's sync: a simulation from start_config reproduces states 0..k, then continues with the edits
+    meta = json.loads(json.dumps(s.history.meta))
+    again = new_simulation(start_config(s.project.config, meta), seed=3)
+    again.run(k + 6)
+    assert np.array_equal(again.buffer.array("positions")[:k + 1], before[:k + 1])
+    assert "bus" not in again.buffer.agents_at(k - 1).concept_names(car)
+    assert "bus" in again.buffer.agents_at(k).concept_names(car)
+    assert "bus" in again.buffer.agents_at(k + 6).concept_names(car)
+    # adding an agent cannot continue the same recording
+    s.execute(A.add(s, "agents", Kind.CAR))
+    assert continue_problem(s) == "agents were added, removed, renamed or reordered"
