@@ -30,6 +30,7 @@ FEATURE_MODULES: list[str] = [
     "app.controllers.agent_editor",     # agent editor dock, start/goal picking, Apply (issue 11)
     "app.controllers.study",            # Study menu: designer, participant runner, results (issue 16)
     "app.dataset_export",               # File > Export dataset…: exporters, backends, resume (issue 17)
+    "app.spf_models",                   # SPF models dock: a trained policy driving an episode (issue 14)
 ]
 
 
