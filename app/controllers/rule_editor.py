@@ -149,10 +149,10 @@ class RuleEditorController(QtCore.QObject, RuleApplyMixin):
         self.run_diagnostics()
 
     def _completions(self) -> list[str]:
+        """What completion offers: the ontology's predicate names (actions, concept and spatial predicates) and
+        the keyword ``Not``."""
         assert self.workspace is not None
-        concepts = [c for c in ("ambulance", "bus", "police", "tiro", "reckless", "old", "young")]
-        preds = list(self.workspace.ontology.names)
-        return preds + ["Not"] + [f"Is{c.capitalize()}" for c in concepts if f"Is{c.capitalize()}" in preds]
+        return list(self.workspace.ontology.names) + ["Not"]
 
     def _on_edited(self, key: str, before: str, after: str, typing: bool) -> None:
         ws = self.workspace
