@@ -3,6 +3,8 @@ its mode's validation or test set on the job runner, and inspect it step by step
 model vs oracle action, action probabilities or Q-values, the observation's facts, timeline markers where they
 disagree or a rule was violated; the loaded episodes' TSR / DSR accumulate in the panel's summary.
 
+*Train…* opens :class:`app.spf_train_dialog.TrainDialog`; a finished run is loaded into the panel.
+
 Registered as the ``spf_models`` dock (View ▸ Docks ▸ SPF models) and a Tools ▸ *SPF models…* action
 (Ctrl+Alt+M) that shows it.
 """
@@ -33,6 +35,10 @@ class SPFModelsPanel(QtWidgets.QWidget):
         self.run_label = QtWidgets.QLabel("no model loaded")
         self.run_label.setWordWrap(True)
         row.addWidget(self.run_label, 1)
+        self.train_button = QtWidgets.QPushButton("Train…")
+        self.train_button.setToolTip("Train a policy on the job runner (progress, live plot, cancel keeps the best)")
+        self.train_button.clicked.connect(self.open_train_dialog)
+        row.addWidget(self.train_button)
         lay.addLayout(row)
         row2 = QtWidgets.QHBoxLayout()
         self.split = QtWidgets.QComboBox()
@@ -76,6 +82,16 @@ class SPFModelsPanel(QtWidgets.QWidget):
         self.run_button.setEnabled(True)
         self.totals.setText("")
         return True
+
+    def open_train_dialog(self):
+        from app.spf_train_dialog import TrainDialog
+
+        if getattr(self, "train_dialog", None) is None:
+            self.train_dialog = TrainDialog(self.jobs, self)
+            self.train_dialog.runFinished.connect(self.load)
+        self.train_dialog.show()
+        self.train_dialog.raise_()
+        return self.train_dialog
 
     def drive(self) -> None:
         if self.policy is None or (self.handle is not None and self.handle.is_running()):
