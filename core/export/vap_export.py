@@ -87,12 +87,9 @@ def config_files(options: Mapping[str, Any]) -> dict[str, Path]:
     return {"mode": Path(mode_path(options["mode"]))}
 
 
-try:
-    import importlib.util as _util
-
-    _AVAILABLE = _util.find_spec("core.tasks.vap.dataset") is not None
-except (ImportError, ValueError):   # pragma: no cover - the VAP package is part of the studio
-    _AVAILABLE = False
+# registered only when the generator it wraps is part of this checkout (checked by file: importing its package
+# would pull gymnasium into every CLI start-up)
+_AVAILABLE = (Path(__file__).resolve().parents[1] / "tasks/vap/dataset.py").is_file()
 
 if _AVAILABLE:
     SPEC = register(ExporterSpec(
