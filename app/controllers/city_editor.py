@@ -175,6 +175,8 @@ class CityEditorController(QtCore.QObject):
         menu.addSeparator()
         for act in (self.new_action, self.resize_action, self.import_action, self.export_action):
             menu.addAction(act)
+        if w.findChild(QtWidgets.QToolBar, "toolbar_city_editor") is None:
+            w.addToolBarBreak()    # its own row: next to the playback bar it would make the window wider
         self.toolbar = host.toolbar("city_editor")
         self.toolbar.addAction(self.mode_action)
         self.toolbar.addSeparator()

@@ -23,8 +23,6 @@ from ..panels import register as register_panel
 
 #: Wait (ms) after the last change before checking again.
 RECHECK_DELAY_MS = 120
-#: Width (px) the dock takes when opened narrower (the messages are long).
-PANEL_WIDTH = 640
 
 
 def safe_collect(session: Any) -> list[Problem]:
@@ -74,13 +72,11 @@ class ProblemsController(QtCore.QObject):
         return self.problems
 
     def show_panel(self) -> None:
-        """Open the Problems dock (wide enough to read its messages) and check now."""
+        """Open the Problems dock and check now."""
         dock = self.host.docks.get("problems") if hasattr(self.host.docks, "get") else None
         if dock is not None:
             dock.show()
-            dock.raise_()
-            if dock.width() < PANEL_WIDTH and not dock.isFloating():
-                self.host.window.resizeDocks([dock], [PANEL_WIDTH], QtCore.Qt.Orientation.Horizontal)
+            dock.raise_()          # a tab next to the Timeline (its full width for the long messages)
         self.refresh_now()
 
     def show_problem(self, problem: Problem) -> None:
@@ -105,5 +101,7 @@ def _panel(session: Any, jobs: Any):
     return ProblemsPanel()
 
 
-register_panel(PanelSpec("problems", "Problems", BOTTOM, _panel, visible=False, height=180, width=PANEL_WIDTH))
+#: a tab next to the Timeline: the whole window's width for its messages; docked beside the Timeline instead, even
+#: hidden, it made the window wider than a 1000-pixel screenshot asks for (Timeline's minimum + its own)
+register_panel(PanelSpec("problems", "Problems", BOTTOM, _panel, visible=False, tabify_with="timeline"))
 register(FeatureSpec("problems", ProblemsController))

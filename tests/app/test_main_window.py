@@ -28,7 +28,8 @@ def test_launch_opens_the_default_city_ready_to_play(studio):
     assert np.array_equal(shown_positions(studio), studio.history.snapshot(0).positions)
     assert set(studio.docks) >= {"timeline", "inspector", "statistics", "legend", "breakpoints"}
     titles = [a.text().replace("&", "") for a in studio.menuBar().actions()]
-    assert titles == ["File", "Edit", "View", "Simulation", "Timeline", "Breakpoints", "Help"]
+    assert titles[:6] == ["File", "Edit", "View", "Simulation", "Timeline", "Breakpoints"] and titles[-1] == "Help"
+    # (features of app/features.py add their menus, e.g. City, Tools, between Breakpoints and Help)
     assert "18 agents" in studio.agents_label.text() and "Step 0 / 0" in studio.step_label.text()
     assert "Speed" in studio.speed_label.text()
     assert [lab for lab, _, _ in studio.legend.agent_rows] == ["Pedestrian", "Car"]
