@@ -7,8 +7,9 @@ For the bundled default city (18 agents) and a generated city with 100 agents it
   - *map frame*: ``set_cursor(k)`` + ``flush_redraw("later")`` (scene built; glyphs, paths, goals, field of view,
     legend updated) + a synchronous repaint of the map viewport. This is what scrubbing shows first; the
     inspector and statistics follow in the next event-loop pass. Target (issue "Studio shell"): median < 16 ms.
-  - *whole window*: ``flush_redraw("now")`` (inspector and statistics recomputed too) + a synchronous repaint of
-    the whole main window (map, timeline, inspector with its plot, statistics plot, status bar).
+  - *whole window*: ``flush_redraw("now")`` (inspector and statistics recomputed too, and the Agents panel's rows,
+    which the studio refreshes in a pass of their own) + a synchronous repaint of the whole main window (map,
+    timeline, inspector with its plot, statistics plot, Agents panel, status bar; hidden panels are not drawn).
   each with nothing selected and with an agent selected (field of view + inspector content).
 * playback: steps per second while the studio plays "as fast as possible" and draws, next to the headless
   simulator's steps per second on the same config (the ratio is the GUI's cost), and the worst GUI event-loop
@@ -151,6 +152,9 @@ def bench_case(app, title: str, project, args) -> dict:
                     win.map.viewport().repaint()
                 else:
                     win.flush_redraw("now")
+                    agents = getattr(win, "agents_ctl", None)   # the Agents panel's rows too (33d0b4c has none)
+                    if agents is not None:
+                        agents.refresh_rows()
                     win.repaint()
                 lat.append(time.perf_counter() - t0)
                 cpu.append(time.thread_time() - c0)

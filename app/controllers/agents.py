@@ -5,7 +5,8 @@ agent's explanation (ringed on the map, with a line to the selected agent).
 The panel's rows, the witness and the label placement are computed in core (core/view/agent_rows.py,
 core/view/labels.py); this controller feeds them from the session after each drawn frame and turns the panel's
 requests into a selection (through the selection controller, so the status bar says so) and a centred map.
-While playing the panel refreshes at most every :data:`PANEL_PERIOD` seconds; the map overlays every frame.
+The panel refreshes at most every :data:`PANEL_PERIOD` seconds, in an event-loop pass after the frame's; the map
+overlays with every frame (only what changed).
 """
 from __future__ import annotations
 
@@ -81,11 +82,10 @@ class AgentsController(QtCore.QObject):
         if not self.panel.isVisible() and not (self.compare and self.compare_view.isVisible()):
             self._stale = True       # refreshed when the panel is shown
             return
-        wait = PANEL_PERIOD - (time.perf_counter() - self._last_rows)
-        if wait <= 0 and not self.drawing.playing:
-            self.refresh_rows()
-        elif not self._rows_timer.isActive():   # while playing, in an event-loop pass of its own, not the frame's
-            self._rows_timer.start(max(1, int(wait * 1000) + 1))
+        # in an event-loop pass of its own, never the frame's (the map answers first, as with the inspector)
+        if not self._rows_timer.isActive():
+            wait = PANEL_PERIOD - (time.perf_counter() - self._last_rows)
+            self._rows_timer.start(max(0, int(wait * 1000) + 1) if wait > 0 else 0)
 
     def refresh_rows(self) -> None:
         """The panel's rows at the shown state (also what a test calls to skip the throttle)."""
