@@ -218,21 +218,24 @@ def city_state(session: Any) -> dict[str, Any]:
 
 
 # ---- validation ------------------------------------------------------------------------------------------------
-_checked: "weakref.WeakKeyDictionary[CityMap, list[Problem]]" = weakref.WeakKeyDictionary()
+_checked: "weakref.WeakKeyDictionary[CityMap, tuple[frozenset, list[Problem]]]" = weakref.WeakKeyDictionary()
 
 
 def check_city(session: Any) -> list[Problem]:
-    """The Problems checker of the city (core/map/checks.py), cached per city object."""
+    """The Problems checker of the city (core/map/checks.py), cached per city object and agent types (the start
+    cell check depends on which types the agents have: an agent edit must re-check it)."""
     if session.project is None:
         return []
     city = session.project.config.city
-    hit = _checked.get(city)
-    if hit is None:
-        agents = session.project.config.agents
-        hit = [Problem(f.severity, f.message, "city", cells=f.cells, code=f.code)
-               for f in city_findings(city, agents=agents)]
-        _checked[city] = hit
-    return list(hit)
+    agents = session.project.config.agents
+    kinds = frozenset(int(a.kind) for a in agents)
+    cached = _checked.get(city)
+    if cached is None or cached[0] != kinds:
+        found = [Problem(f.severity, f.message, "city", cells=f.cells, code=f.code)
+                 for f in city_findings(city, agents=agents)]
+        cached = (kinds, found)
+        _checked[city] = cached
+    return list(cached[1])
 
 
 register_checker("city", check_city, replace=True)

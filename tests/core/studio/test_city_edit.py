@@ -3,10 +3,13 @@ restore an equal city (and the map file, so a save after undoing to the saved st
 and resize are undoable, the Problems checker reports the edited city, and save -> load gives an equal city."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
-from core.map.edit import plan_rect, plan_stroke, resized
+from core.codes import Kind
+from core.map.edit import Patch, plan_rect, plan_stroke, resized
 from core.map.generate import generate_city
 from core.project import load_project, new_project
 from core.sim.config import load_mode
@@ -110,3 +113,16 @@ def test_save_load_round_trip_gives_an_equal_city(session, tmp_path):
     # and editing the loaded city goes on from the same cells (painted buildings now carry their block ids)
     assert draft_of(other).to_spec() == draft_of(session).to_spec()
     assert city_edit.check_city(other) == []
+
+
+def test_the_start_cell_check_follows_the_agent_types(session):
+    """A city without Houses/Offices is fine for cars only: the check changes with the agents, not only the city."""
+    d = draft_of(session)
+    bld = (d.cells >> 3) & 7
+    cells = d.cells.copy()
+    cells[(bld == 3) | (bld == 5)] = 7 << 3                  # every House / Office becomes a Store
+    session.execute(CityEdit(Patch(0, 0, d.cells.copy(), cells), "No homes"))
+    cfg = session.project.config
+    assert any(p.code == "no-start-cells" for p in collect(session, only=["city"]))
+    cfg.agents = replace(cfg.agents, agents=tuple(a for a in cfg.agents if a.kind == Kind.CAR))
+    assert not any(p.code == "no-start-cells" for p in collect(session, only=["city"]))
