@@ -31,6 +31,7 @@ FEATURE_MODULES: list[str] = [
     "app.controllers.study",            # Study menu: designer, participant runner, results (issue 16)
     "app.dataset_export",               # File > Export dataset…: exporters, backends, resume (issue 17)
     "app.spf_models",                   # SPF models dock: a trained policy driving an episode (issue 14)
+    "app.vap_overlay",                  # Tools > VAP predictions: frames, checkpoints, confusion (issue 15)
 ]
 
 

@@ -1,0 +1,314 @@
+"""VAP predictions in the studio (issue 15 item 4): a dock that opens a VAP dataset frame, loads a checkpoint and
+shows, per agent, the predicted vs true action (green / red badges), a hover card with predicted vs true
+groundings, the predicted scene graph (edges filtered by predicate), and for the split a confusion matrix with the
+per-action recall, aAcc and wAcc. Datasets are also generated from here (``core.tasks.vap.generate`` as a job:
+progress, Cancel, resumable).
+
+Every slow step — loading a checkpoint (torch), predicting a frame, evaluating a split, generating a dataset — is
+a job of the window's :class:`app.jobs.JobRunner`; a newer frame request makes the older one stale. Tools ▸ VAP
+predictions (Ctrl+Alt+V) opens the dock.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PySide6 import QtCore, QtWidgets
+
+from app.features import FeatureSpec, register
+from app.panels import PanelSpec
+from app.panels import register as register_panel
+
+STAGES = ("train", "val", "test")
+
+
+class FrameSlider(QtWidgets.QSlider):
+    """The frame slider keeps its arrow, Home/End and Page keys while it has focus (the window's timeline
+    shortcuts use the same keys; without this they would step the simulation instead of the frame)."""
+
+    _KEYS = {QtCore.Qt.Key.Key_Left, QtCore.Qt.Key.Key_Right, QtCore.Qt.Key.Key_Home, QtCore.Qt.Key.Key_End,
+             QtCore.Qt.Key.Key_PageUp, QtCore.Qt.Key.Key_PageDown}
+
+    def event(self, e: QtCore.QEvent) -> bool:
+        if e.type() == QtCore.QEvent.Type.ShortcutOverride and e.key() in self._KEYS:
+            e.accept()
+            return True
+        return super().event(e)
+
+
+class VapPanel(QtWidgets.QWidget):
+    """The dock's widget and its logic. Public methods take paths, so tests and scripts skip the file dialogs."""
+
+    def __init__(self, jobs: Any) -> None:
+        super().__init__()
+        from widgets.vap_view import VapFrameView
+
+        self.jobs = jobs
+        self.data: Path | None = None
+        self.frames = None            # core.tasks.vap.torchdata.VapFrames of the current stage
+        self.model = None
+        self.checkpoint: Path | None = None
+        self.overlay = None
+        self.metrics = None
+        self.job = None               # the long job running (evaluate / generate), for Cancel
+        lay = QtWidgets.QVBoxLayout(self)
+        row = QtWidgets.QHBoxLayout()
+        self.open_btn = QtWidgets.QPushButton("Open dataset…")
+        self.load_btn = QtWidgets.QPushButton("Load checkpoint…")
+        self.gen_btn = QtWidgets.QPushButton("Generate dataset…")
+        for b in (self.open_btn, self.load_btn, self.gen_btn):
+            row.addWidget(b)
+        lay.addLayout(row)
+        row2 = QtWidgets.QHBoxLayout()
+        self.stage = QtWidgets.QComboBox()
+        self.stage.addItems(STAGES)
+        self.stage.setCurrentText("test")
+        self.slider = FrameSlider(QtCore.Qt.Orientation.Horizontal)
+        self.slider.setEnabled(False)
+        self.slider.setToolTip("Frame of the split (Left/Right step through frames)")
+        self.where = QtWidgets.QLabel("no dataset")
+        self.predicate = QtWidgets.QComboBox()
+        self.predicate.addItem("All relations")
+        self.predicate.setToolTip("Which predicted scene-graph edges to draw")
+        row2.addWidget(self.stage)
+        row2.addWidget(self.slider, 1)
+        row2.addWidget(self.where)
+        row2.addWidget(self.predicate)
+        lay.addLayout(row2)
+        self.view = VapFrameView()
+        self.view.setMinimumHeight(240)
+        lay.addWidget(self.view, 1)
+        row3 = QtWidgets.QHBoxLayout()
+        self.eval_btn = QtWidgets.QPushButton("Evaluate split")
+        self.eval_btn.setToolTip("Confusion matrix and per-action recall of the loaded model on this split (cars)")
+        self.cancel_btn = QtWidgets.QPushButton("Cancel")
+        self.cancel_btn.setEnabled(False)
+        self.progress = QtWidgets.QProgressBar()
+        self.progress.setMaximumHeight(16)
+        row3.addWidget(self.eval_btn)
+        row3.addWidget(self.cancel_btn)
+        row3.addWidget(self.progress, 1)
+        lay.addLayout(row3)
+        self.status = QtWidgets.QLabel("")
+        self.status.setWordWrap(True)
+        lay.addWidget(self.status)
+        self.table = QtWidgets.QTableWidget(0, 0)
+        self.table.setMaximumHeight(150)
+        lay.addWidget(self.table)
+        self.recall = QtWidgets.QLabel("")
+        lay.addWidget(self.recall)
+        self.open_btn.clicked.connect(self._ask_dataset)
+        self.load_btn.clicked.connect(self._ask_checkpoint)
+        self.gen_btn.clicked.connect(self._ask_generate)
+        self.eval_btn.clicked.connect(self.evaluate_split)
+        self.cancel_btn.clicked.connect(self.cancel)
+        self.stage.currentTextChanged.connect(lambda s: self._open_stage())
+        self.slider.valueChanged.connect(self.show_frame)
+        self.predicate.currentIndexChanged.connect(self._predicate_changed)
+
+    # ---- dataset and frames -------------------------------------------------------------------------------------
+    def _ask_dataset(self) -> None:
+        d = QtWidgets.QFileDialog.getExistingDirectory(self, "Open a VAP dataset folder")
+        if d:
+            self.open_dataset(d)
+
+    def open_dataset(self, folder: str | Path) -> None:
+        self.data = Path(folder)
+        self._open_stage()
+
+    def _side(self) -> int | None:
+        return self.model.cfg.image_side if self.model is not None and self.model.grounding is not None else None
+
+    def _open_stage(self) -> None:
+        if self.data is None:
+            return
+        from core.errors import LogiCityError
+
+        try:
+            from core.tasks.vap.torchdata import VapFrames
+
+            self.frames = VapFrames(self.data, self.stage.currentText(), image_side=self._side())
+        except (LogiCityError, OSError, ValueError) as exc:
+            self.frames = None
+            self._say(f"cannot open {self.data}: {exc}")
+            return
+        names = self.frames.info.get("binary_predicates", [])
+        self.predicate.blockSignals(True)
+        self.predicate.clear()
+        self.predicate.addItems(["All relations"] + list(names))
+        self.predicate.blockSignals(False)
+        n = len(self.frames)
+        self.slider.blockSignals(True)
+        self.slider.setRange(0, max(0, n - 1))
+        self.slider.setValue(0)
+        self.slider.setEnabled(n > 0)
+        self.slider.blockSignals(False)
+        self._say(f"{self.data.name} [{self.frames.stage}]: {n} frames (steps > 10)")
+        self.show_frame(0)
+
+    def show_frame(self, index: int) -> None:
+        """Predict frame ``index`` (a job; a newer request makes this one stale) and show it."""
+        if self.frames is None or not len(self.frames):
+            return
+        index = int(np.clip(index, 0, len(self.frames) - 1))
+        frames, model, root = self.frames, self.model, self.data
+        it = frames.items[index]
+        self.where.setText(f"world {it['world']}, step {it['step']} ({index + 1}/{len(frames)})")
+
+        def work(ctx):
+            from PIL import Image
+
+            from core.tasks.vap.overlay import predict_frame
+
+            with Image.open(root / it["image_path"]) as im:
+                image = np.array(im.convert("RGB"))
+            return image, predict_frame(model, frames, index)
+
+        h = self.jobs.start(work, kind="VAP frame", key=f"vap-frame-{id(self)}")
+        h.succeeded.connect(lambda res, h=h: None if h.stale else self._frame_ready(*res))
+
+    def _frame_ready(self, image: np.ndarray, overlay) -> None:
+        self.overlay = overlay
+        self.view.set_frame(image, overlay)
+        if overlay.has_prediction:
+            cars = [a for a in overlay.agents if a.is_car]
+            right = sum(bool(a.correct) for a in cars)
+            self._say(f"{right}/{len(cars)} cars right in this frame (badges: predicted, true in brackets)")
+
+    def _predicate_changed(self, i: int) -> None:
+        self.view.set_predicate(None if i <= 0 else self.predicate.itemText(i))
+
+    # ---- checkpoint ---------------------------------------------------------------------------------------------
+    def _ask_checkpoint(self) -> None:
+        d = QtWidgets.QFileDialog.getExistingDirectory(self, "Open a VAP checkpoint folder (model.safetensors)")
+        if d:
+            self.load_checkpoint(d)
+
+    def load_checkpoint(self, folder: str | Path) -> None:
+        def work(ctx):
+            from core.models.vap.model import load_checkpoint
+
+            model, _doc = load_checkpoint(folder)
+            return model
+
+        self._say(f"loading {folder}…")
+        h = self.jobs.start(work, kind="VAP checkpoint", key=f"vap-load-{id(self)}")
+        h.succeeded.connect(lambda m: self._model_ready(m, Path(folder)))
+
+    def _model_ready(self, model, folder: Path) -> None:
+        self.model, self.checkpoint = model, folder
+        self.table.setRowCount(0)
+        self.recall.setText("")
+        self._say(f"checkpoint {folder.name}: {model.cfg.reasoning.upper()} ({model.cfg.setting}), "
+                  f"{'grounding + reasoning' if model.grounding is not None else 'reasoning only (GT groundings)'}")
+        if self.data is not None:
+            self._open_stage()
+
+    # ---- split evaluation ---------------------------------------------------------------------------------------
+    def evaluate_split(self) -> None:
+        if self.checkpoint is None or self.data is None:
+            self._say("open a dataset and load a checkpoint first")
+            return
+        ckpt, data, stage = self.checkpoint, self.data, self.stage.currentText()
+
+        def work(ctx):
+            from core.tasks.vap.evaluate import evaluate
+
+            return evaluate(ckpt, data, stage, progress=lambda d, t, s="": ctx.progress(d, t), cancel=ctx)
+
+        self._run(work, "VAP evaluation", self._evaluated)
+
+    def _evaluated(self, res) -> None:
+        from core.codes import ACTION_NAMES
+        from widgets.vap_view import confusion_table
+
+        self.metrics = res.actions
+        confusion_table(self.table, res.actions.confusion, ACTION_NAMES)
+        rec = ", ".join(f"{a} {r:.3f}" for a, r in zip(ACTION_NAMES, res.actions.recalls))
+        self.recall.setText(f"recall: {rec} — aAcc {res.actions.a_acc:.3f}, wAcc {res.actions.w_acc:.3f} "
+                            f"({res.frames} frames, {res.groundings} groundings)")
+
+    # ---- dataset generation -------------------------------------------------------------------------------------
+    def _ask_generate(self) -> None:
+        d = QtWidgets.QFileDialog.getExistingDirectory(self, "Folder for the new (or resumed) VAP dataset")
+        if d:
+            from core.tasks.vap import VapDataConfig
+
+            self.generate(d, VapDataConfig())
+
+    def generate(self, out: str | Path, config) -> None:
+        def work(ctx):
+            from core.tasks.vap import generate
+
+            return generate(config, out, progress=lambda d, t, s="": ctx.progress(d, t, s), cancel=ctx)
+
+        self._run(work, "VAP dataset generation", lambda res: self._generated(res, Path(out)))
+
+    def _generated(self, res, out: Path) -> None:
+        what = "cancelled; complete worlds are kept (generate again to resume)" if res.cancelled else "done"
+        self._say(f"{out}: {res.made} world(s) made, {res.skipped} already there, {res.frames} frames — {what}")
+        if not res.cancelled:
+            self.open_dataset(out)
+
+    # ---- long jobs ----------------------------------------------------------------------------------------------
+    def _run(self, work, kind: str, done) -> None:
+        if self.job is not None and self.job.is_running():
+            self._say("a VAP job is running; cancel it first")
+            return
+        self.progress.setValue(0)
+        self.cancel_btn.setEnabled(True)
+        self.job = h = self.jobs.start(work, kind=kind, key=f"vap-long-{id(self)}")
+        h.progress.connect(self._progress)
+        h.succeeded.connect(done)
+        h.finished.connect(lambda outcome: self._job_ended(outcome))
+
+    def _progress(self, values) -> None:
+        done, total = values[0], values[1]
+        self.progress.setMaximum(max(1, int(total)))
+        self.progress.setValue(int(done))
+        if len(values) > 2 and values[2]:
+            self.progress.setFormat(f"{values[2]} — %v/%m")
+
+    def _job_ended(self, outcome) -> None:
+        self.cancel_btn.setEnabled(False)
+        self.progress.setFormat("%p%")
+        if getattr(outcome, "status", "") == "cancelled":
+            self._say("cancelled")
+
+    def cancel(self) -> None:
+        if self.job is not None:
+            self.job.cancel()
+
+    def shutdown(self, wait_ms: int) -> bool:
+        self.cancel()
+        return self.job is None or not self.job.is_running() or self.job.wait(wait_ms)
+
+    def _say(self, text: str) -> None:
+        self.status.setText(text)
+
+
+class VapOverlayController(QtCore.QObject):
+    """Tools ▸ VAP predictions: shows the dock; stops its jobs when the window closes."""
+
+    def __init__(self, host: Any) -> None:
+        super().__init__(host.window)
+        self.host = host
+        self.panel: VapPanel = host.panels.widget("vap")
+        self.action = host.action("&VAP predictions", self.show_panel, "Ctrl+Alt+V",
+                                  "Visual Action Prediction: dataset frames, model predictions, confusion matrix")
+        host.menu("&Tools").addAction(self.action)
+
+    def show_panel(self) -> None:
+        dock = self.host.docks.get("vap") if hasattr(self.host.docks, "get") else None
+        if dock is not None:
+            dock.show()
+            dock.raise_()
+
+    def shutdown(self, wait_ms: int) -> bool:
+        return self.panel.shutdown(wait_ms)
+
+
+register_panel(PanelSpec("vap", "VAP predictions", QtCore.Qt.DockWidgetArea.RightDockWidgetArea,
+                         lambda session, jobs: VapPanel(jobs), visible=False, width=520))
+register(FeatureSpec("vap_overlay", VapOverlayController))

@@ -1,0 +1,99 @@
+"""VAP predictions dock (issue 15 item 4): opened with its shortcut, a dataset frame with badges coloured by
+right/wrong predictions of a loaded checkpoint, edges filtered by predicate, hover card, Right key steps frames,
+split evaluation fills the confusion matrix, dataset generation from the dock can be cancelled."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.support.studio import close_window, open_window
+
+pytest.importorskip("pytestqt")
+
+from PySide6 import QtCore  # noqa: E402
+
+WAIT = 120_000
+
+
+@pytest.fixture(scope="module")
+def data_and_checkpoint(tmp_path_factory):
+    import torch
+
+    from core.models.vap.config import preset
+    from core.models.vap.model import VapModel, save_checkpoint
+    from tests.support.vap import make_tiny
+
+    root = tmp_path_factory.mktemp("vapui")
+    make_tiny(root / "data", worlds={"train": 1, "val": 0, "test": 1}, steps=24)
+    info = json.loads((root / "data" / "dataset_info.json").read_text())
+    torch.manual_seed(0)
+    cfg = preset("cpu", reasoning="gnn", image_side=64, fpn_channels=8,
+                 unary_names=tuple(info["unary_predicates"]), binary_names=tuple(info["binary_predicates"]))
+    save_checkpoint(VapModel(cfg).eval(), root / "ckpt")
+    return root / "data", root / "ckpt"
+
+
+def test_vap_dock_predictions_edges_hover_and_confusion(qtbot, tmp_path, data_and_checkpoint):
+    from widgets.vap_view import BAD, GOOD, NEUTRAL
+
+    data, ckpt = data_and_checkpoint
+    win = open_window(qtbot, tmp_path / "s.ini")
+    try:
+        dock = win.docks["vap"]
+        assert not dock.isVisible()
+        win.activateWindow()
+        qtbot.keyClick(win, QtCore.Qt.Key.Key_V,
+                       QtCore.Qt.KeyboardModifier.ControlModifier | QtCore.Qt.KeyboardModifier.AltModifier)
+        qtbot.waitUntil(dock.isVisible)
+        panel = win.panels.widget("vap")
+        panel.open_dataset(data)
+        qtbot.waitUntil(lambda: panel.overlay is not None, timeout=WAIT)
+        assert set(panel.view.badge_colours()) == {NEUTRAL}          # no model: true actions only
+        panel.load_checkpoint(ckpt)
+        qtbot.waitUntil(lambda: panel.overlay is not None and panel.overlay.has_prediction, timeout=WAIT)
+        ov = panel.overlay
+        expect = [GOOD if a.correct else BAD for a in ov.agents]
+        assert panel.view.badge_colours() == expect
+        # edges: all predicted relations, then one predicate only
+        panel.predicate.setCurrentText("IsClose")
+        assert all(e.predicate == "IsClose" and e.pred for e in panel.view.shown_edges())
+        assert panel.view.edges.xData is None or len(panel.view.edges.xData) == 2 * len(panel.view.shown_edges())
+        # hover card through a real mouse move over the first agent's box
+        a = ov.agents[0]
+        cx, cy = (a.box[0] + a.box[2]) / 2, (a.box[1] + a.box[3]) / 2
+        scene_pt = panel.view.vb.mapViewToScene(QtCore.QPointF(cx, cy))
+        qtbot.mouseMove(panel.view.glw.viewport(), panel.view.glw.mapFromScene(scene_pt))
+        qtbot.waitUntil(lambda: a.agent_id in panel.view.card_text(), timeout=10_000)
+        assert "predicted" in panel.view.card_text() and "concepts true" in panel.view.card_text()
+        # step through frames with the keyboard
+        before = (ov.world, ov.step)
+        panel.slider.setFocus()
+        qtbot.keyClick(panel.slider, QtCore.Qt.Key.Key_Right)
+        qtbot.waitUntil(lambda: (panel.overlay.world, panel.overlay.step) != before, timeout=WAIT)
+        # split evaluation fills the confusion matrix (rows true, columns predicted)
+        qtbot.mouseClick(panel.eval_btn, QtCore.Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: panel.table.rowCount() == 4, timeout=WAIT)
+        cars = sum(int(it["car"].sum()) for it in panel.frames.items)
+        total = sum(int(panel.table.item(i, j).text()) for i in range(4) for j in range(4))
+        assert total == cars and "aAcc" in panel.recall.text()
+    finally:
+        close_window(win)
+
+
+def test_generation_from_the_dock_can_be_cancelled(qtbot, tmp_path):
+    from app.jobs import JobRunner
+    from app.vap_overlay import VapPanel
+    from tests.support.vap import tiny_config
+
+    panel = VapPanel(JobRunner())
+    qtbot.addWidget(panel)
+    out = tmp_path / "gen"
+    panel.generate(out, tiny_config(worlds={"train": 3}, steps=60))
+    assert panel.cancel_btn.isEnabled()
+    qtbot.waitUntil(lambda: panel.progress.value() > 0, timeout=WAIT)
+    qtbot.mouseClick(panel.cancel_btn, QtCore.Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not panel.cancel_btn.isEnabled(), timeout=WAIT)
+    assert "cancelled" in panel.status.text()
+    assert not list((out / "train").glob(".world_*"))
+    assert json.loads((out / "dataset_info.json").read_text())["status"] == "incomplete"
