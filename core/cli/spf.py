@@ -28,9 +28,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     e = s.add_parser("eval", help="evaluate a policy on an episode set (TSR, DSR, Score)")
     e.add_argument("--policy", default="oracle",
-                   help="oracle, random, a trained run folder (spf train --out DIR), or a policy file: .npz or .safetensors MLP weights (recommended: only "
-                        "numbers are read), a TorchScript .pt (torch.jit.load, never pickle), or a .py file defining "
-                        "policy(obs[, env]) — a .py policy RUNS YOUR CODE: only load files you trust")
+                   help="oracle, random, a trained run folder (spf train --out DIR; --mode all = its mode), or a "
+                        "policy file: .npz or .safetensors MLP weights (recommended: only numbers are read), a "
+                        "TorchScript .pt (torch.jit.load, never pickle), or a .py file defining policy(obs[, env]) — a .py policy RUNS YOUR CODE: only load files you trust")
     e.add_argument("--mode", default="all", help="easy, medium, hard, expert, all, or an SPF mode file")
     e.add_argument("--split", choices=("val", "test"), default="test")
     e.add_argument("--episodes", type=int, default=None, help="evaluate only the first N episodes")
@@ -111,8 +111,17 @@ def run_eval(args: argparse.Namespace) -> int:
     from core.cli.spf_train import run_policy_for
 
     run_dir = Path(args.policy).is_dir()
+    modes = _modes(args.mode)
+    if run_dir and args.mode == "all":  # a trained run drives only its own mode
+        from core.errors import LogiCityError
+        from core.tasks.spf_learning.run import read_config
+
+        try:
+            modes = [read_config(args.policy)["mode"]]
+        except LogiCityError as exc:
+            return _fail(str(exc))
     reports = []
-    for mode in _modes(args.mode):
+    for mode in modes:
         if run_dir:  # a trained run (spf train --out DIR): refused for another mode or layout
             from core.errors import LogiCityError
 
