@@ -30,7 +30,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     e.add_argument("--policy", default="oracle",
                    help="oracle, random, a trained run folder (spf train --out DIR; --mode all = its mode), or a "
                         "policy file: .npz or .safetensors MLP weights (recommended: only numbers are read), a "
-                        "TorchScript .pt (torch.jit.load, never pickle), or a .py file defining policy(obs[, env]) — a .py policy RUNS YOUR CODE: only load files you trust")
+                        "TorchScript .pt (torch.jit.load, never pickle), or a .py file defining policy(obs[, env]) — "
+                        "a .py policy RUNS YOUR CODE: only load files you trust")
     e.add_argument("--mode", default="all", help="easy, medium, hard, expert, all, or an SPF mode file")
     e.add_argument("--split", choices=("val", "test"), default="test")
     e.add_argument("--episodes", type=int, default=None, help="evaluate only the first N episodes")
