@@ -23,6 +23,12 @@ Qt = QtCore.Qt
 _ERROR_BG = QtGui.QColor(255, 205, 210)
 _WARN_BG = QtGui.QColor(255, 236, 179)
 FIXED = ("#", "Name", "Type", "Priority")
+# item flags computed once (an enum OR per cell made a 1000-agent refresh spend a third of its time in enum code)
+_RO = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+_RW = _RO | Qt.ItemFlag.ItemIsEditable
+_CHECKABLE = _RO | Qt.ItemFlag.ItemIsUserCheckable
+_OFF = Qt.ItemFlag.ItemIsSelectable
+_ON, _UNSET = Qt.CheckState.Checked, Qt.CheckState.Unchecked
 
 
 def cell_text(cell: tuple[int, int] | None) -> str:
@@ -56,6 +62,7 @@ class AgentEditor(QtWidgets.QWidget):
         self.concepts: tuple[str, ...] = ()
         self.valid: dict[Kind, tuple[str, ...]] = {}
         self._filling = False
+        self._headers: list[str] = []
         lay = QtWidgets.QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.setSpacing(4)
@@ -102,16 +109,21 @@ class AgentEditor(QtWidgets.QWidget):
         self.export = button("Export…", "Save this set as an agent-set YAML", self.exportRequested.emit)
         lay.addLayout(bar)
 
-        self.table = QtWidgets.QTableWidget(0, 0)
+        self.model = AgentTableModel(self)
+        self.model.edited.connect(self._on_edit, Qt.ConnectionType.QueuedConnection)
+        self.table = QtWidgets.QTableView()
+        self.table.setModel(self.model)
         self.table.setObjectName("agentTable")
         self.table.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 8)
         self.table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.DoubleClicked
                                    | QtWidgets.QAbstractItemView.EditTrigger.EditKeyPressed
                                    | QtWidgets.QAbstractItemView.EditTrigger.AnyKeyPressed)
-        self.table.itemChanged.connect(self._on_item)
-        self.table.itemSelectionChanged.connect(self._on_selection)
+        self.table.selectionModel().selectionChanged.connect(lambda *a: self._on_selection())
+        self._eat_release = False
+        self.table.viewport().installEventFilter(self)   # check boxes of a multi-selection (see eventFilter)
         lay.addWidget(self.table, 1)
         for key, slot in ((QtGui.QKeySequence.StandardKey.Delete,
                            lambda: self.deleteRequested.emit(self.selected_rows())),
@@ -212,55 +224,19 @@ class AgentEditor(QtWidgets.QWidget):
         self.agents = tuple(agents)
         self.concepts = tuple(concepts)
         self.valid = dict(valid)
-        issues = issues or {}
         headers = list(FIXED) + list(self.concepts) + ["Start", "Goal"]
-        t = self.table
         self._filling = True
         try:
-            t.blockSignals(True)
-            t.clearContents()
-            t.setColumnCount(len(headers))
-            t.setHorizontalHeaderLabels(headers)
-            t.setRowCount(len(self.agents))
-            for r, a in enumerate(self.agents):
-                row_issues = issues.get(r, [])
-                bg = (_ERROR_BG if any(s == "error" for s, _ in row_issues) else _WARN_BG if row_issues else None)
-                tip = "\n".join(f"{s}: {m}" for s, m in row_issues)
-                items = [self._item(str(r + 1), False), self._item(a.name, True), self._item(a.kind.label, False),
-                         self._item(str(a.priority), a.kind is Kind.CAR)]
-                for c in self.concepts:
-                    ok = c in self.valid.get(a.kind, ())
-                    it = QtWidgets.QTableWidgetItem()
-                    if ok or c in a.concepts:     # an invalid concept that is set stays visible (and is an error)
-                        it.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-                                    | Qt.ItemFlag.ItemIsUserCheckable)
-                        it.setCheckState(Qt.CheckState.Checked if c in a.concepts else Qt.CheckState.Unchecked)
-                    else:
-                        it.setFlags(Qt.ItemFlag.ItemIsSelectable)
-                        it.setToolTip(f"{c!r} is not a concept of {a.kind.label.lower()}s")
-                    items.append(it)
-                items += [self._item(cell_text(a.start), False), self._item(cell_text(a.goal), False)]
-                for col, it in enumerate(items):
-                    if bg is not None:
-                        it.setBackground(bg)
-                    if tip and col in (0, 1):
-                        it.setToolTip(tip)
-                    t.setItem(r, col, it)
-            t.resizeColumnsToContents()
+            self.model.set_rows(self.agents, self.concepts, self.valid, issues or {})
+            if headers != self._headers:     # measuring every cell costs more than the fill for big sets
+                self._headers = headers
+                self.table.resizeColumnsToContents()
+                self.table.setColumnWidth(1, max(self.table.columnWidth(1),
+                                                 self.table.fontMetrics().horizontalAdvance("Pedestrian_000") + 12))
         finally:
-            t.blockSignals(False)
             self._filling = False
         self.select_rows([r for r in keep if 0 <= r < len(self.agents)])
         self._update_buttons()
-
-    @staticmethod
-    def _item(text: str, editable: bool) -> QtWidgets.QTableWidgetItem:
-        it = QtWidgets.QTableWidgetItem(text)
-        flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-        if editable:
-            flags |= Qt.ItemFlag.ItemIsEditable
-        it.setFlags(flags)
-        return it
 
     def set_provenance(self, text: str, pending: bool) -> None:
         self.provenance.setText(text)
@@ -277,18 +253,16 @@ class AgentEditor(QtWidgets.QWidget):
     def select_rows(self, rows: Sequence[int]) -> None:
         t = self.table
         sm = t.selectionModel()
-        t.blockSignals(True)
         sm.blockSignals(True)
         try:
             sm.clearSelection()
             for r in rows:
-                sm.select(t.model().index(r, 0), QtCore.QItemSelectionModel.SelectionFlag.Select
+                sm.select(self.model.index(r, 0), QtCore.QItemSelectionModel.SelectionFlag.Select
                           | QtCore.QItemSelectionModel.SelectionFlag.Rows)
             if rows:
-                sm.setCurrentIndex(t.model().index(rows[-1], 1), QtCore.QItemSelectionModel.SelectionFlag.NoUpdate)
+                sm.setCurrentIndex(self.model.index(rows[-1], 1), QtCore.QItemSelectionModel.SelectionFlag.NoUpdate)
         finally:
             sm.blockSignals(False)
-            t.blockSignals(False)
         t.viewport().update()
         self._on_selection()
 
@@ -322,37 +296,59 @@ class AgentEditor(QtWidgets.QWidget):
         rows = self.selected_rows()
         return rows if row in rows else [row]
 
-    def _on_item(self, it: QtWidgets.QTableWidgetItem) -> None:
-        if self._filling:
-            return
-        r, col = it.row(), it.column()
+    def _on_edit(self, r: int, col: int, value: object) -> None:
+        """An edit the model received (queued: the table is refilled by the command it leads to, never inside the
+        view's own commit)."""
         if not 0 <= r < len(self.agents):
             return
         a = self.agents[r]
         if col == 1:
-            if it.text() != a.name:
-                self.nameEdited.emit(r, it.text())
+            if str(value).strip() != a.name:
+                self.nameEdited.emit(r, str(value))
         elif col == 3:
             try:
-                value = int(it.text())
+                number = int(str(value).strip())
             except ValueError:
-                value = None
-            if value is None or value == a.priority:
-                self._restore(it, str(a.priority))
-            else:
-                self.priorityEdited.emit(self._rows_for(r), value)
+                return
+            if number != a.priority:
+                self.priorityEdited.emit(self._rows_for(r), number)
         elif len(FIXED) <= col < len(FIXED) + len(self.concepts):
             concept = self.concepts[col - len(FIXED)]
-            on = it.checkState() == Qt.CheckState.Checked
+            on = bool(value)
             if on != (concept in a.concepts):
                 self.conceptEdited.emit(self._rows_for(r), concept, on)
 
-    def _restore(self, it: QtWidgets.QTableWidgetItem, text: str) -> None:
-        self._filling = True
-        try:
-            it.setText(text)
-        finally:
-            self._filling = False
+    def check_rect(self, row: int, col: int) -> QtCore.QRect:
+        """Where the style draws the check box of a cell (viewport coordinates)."""
+        view = self.table
+        index = self.model.index(row, col)
+        opt = QtWidgets.QStyleOptionViewItem()
+        view.initViewItemOption(opt)
+        opt.rect = view.visualRect(index)
+        opt.features |= QtWidgets.QStyleOptionViewItem.ViewItemFeature.HasCheckIndicator
+        return view.style().subElementRect(QtWidgets.QStyle.SubElement.SE_ItemViewItemCheckIndicator, opt, view)
+
+    def eventFilter(self, obj: QtCore.QObject, ev: QtCore.QEvent) -> bool:  # noqa: N802 (Qt name)
+        """A click on a concept check box ticks it on every selected row when its row is selected (the plain
+        item-view click would first reduce the selection to that row), else on that row only."""
+        if obj is self.table.viewport():
+            kind = ev.type()
+            if kind in (QtCore.QEvent.Type.MouseButtonPress, QtCore.QEvent.Type.MouseButtonDblClick) and \
+                    ev.button() == Qt.MouseButton.LeftButton:
+                pos = ev.position().toPoint()
+                index = self.table.indexAt(pos)
+                concept = self.model._concept(index.column()) if index.isValid() else None
+                if concept is not None and self.model.flags(index) & Qt.ItemFlag.ItemIsUserCheckable and \
+                        self.check_rect(index.row(), index.column()).contains(pos):
+                    self._eat_release = True
+                    if kind == QtCore.QEvent.Type.MouseButtonPress:
+                        a = self.agents[index.row()]
+                        self.conceptEdited.emit(self._rows_for(index.row()), concept, concept not in a.concepts)
+                    return True
+            elif kind == QtCore.QEvent.Type.MouseButtonRelease and self._eat_release:
+                self._eat_release = False
+                return True
+        return super().eventFilter(obj, ev)
 
     def _on_priority_box(self) -> None:
         rows = self.selected_rows()
@@ -364,6 +360,94 @@ class AgentEditor(QtWidgets.QWidget):
     def _on_tab(self, index: int) -> None:
         if not self._filling and index >= 0:
             self.tabChanged.emit(self.current_tab())
+
+
+class AgentTableModel(QtCore.QAbstractTableModel):
+    """The table's rows as a model: cells are computed when the view paints them, so a refill of a 1000-agent set
+    costs a model reset, not 13,000 items. ``edited(row, column, value)``: a name, priority or check box the user
+    changed (the data itself changes only when the controller shows the edited set)."""
+
+    edited = QtCore.Signal(int, int, object)
+
+    def __init__(self, parent: QtCore.QObject | None = None) -> None:
+        super().__init__(parent)
+        self.agents: tuple[AgentSpec, ...] = ()
+        self.concepts: tuple[str, ...] = ()
+        self.valid: dict[Kind, tuple[str, ...]] = {}
+        self.issues: dict[int, list[tuple[str, str]]] = {}
+
+    def set_rows(self, agents: Sequence[AgentSpec], concepts: Sequence[str], valid: dict[Kind, tuple[str, ...]],
+                 issues: dict[int, list[tuple[str, str]]]) -> None:
+        self.beginResetModel()
+        self.agents, self.concepts, self.valid, self.issues = tuple(agents), tuple(concepts), dict(valid), issues
+        self.endResetModel()
+
+    def rowCount(self, parent: QtCore.QModelIndex = QtCore.QModelIndex()) -> int:  # noqa: N802 (Qt name)
+        return 0 if parent.isValid() else len(self.agents)
+
+    def columnCount(self, parent: QtCore.QModelIndex = QtCore.QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(FIXED) + len(self.concepts) + 2
+
+    def headerData(self, section: int, orientation, role: int = Qt.ItemDataRole.DisplayRole):  # noqa: N802
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            names = list(FIXED) + list(self.concepts) + ["Start", "Goal"]
+            return names[section] if 0 <= section < len(names) else None
+        return None
+
+    def _concept(self, col: int) -> str | None:
+        j = col - len(FIXED)
+        return self.concepts[j] if 0 <= j < len(self.concepts) else None
+
+    def _checkable(self, a: AgentSpec, concept: str) -> bool:
+        # an invalid concept that is set stays visible (and is an error) so it can be unticked
+        return concept in self.valid.get(a.kind, ()) or concept in a.concepts
+
+    def flags(self, index: QtCore.QModelIndex):
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        a, col = self.agents[index.row()], index.column()
+        concept = self._concept(col)
+        if concept is not None:
+            return _CHECKABLE if self._checkable(a, concept) else _OFF
+        if col == 1 or (col == 3 and a.kind is Kind.CAR):
+            return _RW
+        return _RO
+
+    def data(self, index: QtCore.QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        r, col = index.row(), index.column()
+        a = self.agents[r]
+        concept = self._concept(col)
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
+            if concept is not None:
+                return None
+            n = len(FIXED) + len(self.concepts)
+            return {0: str(r + 1), 1: a.name, 2: a.kind.label, 3: str(a.priority), n: cell_text(a.start),
+                    n + 1: cell_text(a.goal)}.get(col)
+        if role == Qt.ItemDataRole.CheckStateRole and concept is not None and self._checkable(a, concept):
+            return _ON if concept in a.concepts else _UNSET
+        issues = self.issues.get(r)
+        if role == Qt.ItemDataRole.BackgroundRole and issues:
+            return _ERROR_BG if any(s == "error" for s, _ in issues) else _WARN_BG
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if issues and col in (0, 1):
+                return "\n".join(f"{s}: {m}" for s, m in issues)
+            if concept is not None and not self._checkable(a, concept):
+                return f"{concept!r} is not a concept of {a.kind.label.lower()}s"
+        return None
+
+    def setData(self, index: QtCore.QModelIndex, value, role: int = Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
+        if not index.isValid():
+            return False
+        if role == Qt.ItemDataRole.CheckStateRole and self._concept(index.column()) is not None:
+            state = value.value if hasattr(value, "value") else value
+            self.edited.emit(index.row(), index.column(), int(state) == int(_ON.value))
+            return True
+        if role == Qt.ItemDataRole.EditRole and index.column() in (1, 3):
+            self.edited.emit(index.row(), index.column(), value)
+            return True
+        return False
 
 
 class GenerateDialog(QtWidgets.QDialog):

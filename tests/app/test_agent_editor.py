@@ -21,6 +21,12 @@ def editor(win, qtbot):
     return ctl, ctl.panel
 
 
+def tick(qtbot, panel, row: int, col: int) -> None:
+    """Click the check box of a table cell with the mouse (where the style draws it)."""
+    panel.table.scrollTo(panel.model.index(row, col))
+    qtbot.mouseClick(panel.table.viewport(), Qt.MouseButton.LeftButton, pos=panel.check_rect(row, col).center())
+
+
 def first_car(win) -> int:
     return next(i for i, a in enumerate(win.session.project.config.agents) if a.kind is Kind.CAR)
 
@@ -28,12 +34,12 @@ def first_car(win) -> int:
 def test_edit_undo_place_on_map_apply_and_simulate(studio, qtbot):
     win = studio
     ctl, panel = editor(win, qtbot)
-    n = panel.table.rowCount()
+    n = panel.model.rowCount()
     assert n == len(win.session.project.config.agents) > 0
     qtbot.mouseClick(panel.add_ped, Qt.MouseButton.LeftButton)
-    assert panel.table.rowCount() == n + 1 and panel.selected_rows() == [n]
+    assert panel.model.rowCount() == n + 1 and panel.selected_rows() == [n]
     win.actions_by_name["undo"].trigger()                                  # Edit ▸ Undo
-    assert panel.table.rowCount() == n and len(win.session.project.config.agents) == n
+    assert panel.model.rowCount() == n and len(win.session.project.config.agents) == n
     names = [a.name for a in win.session.project.config.agents]
     panel.select_rows([1, 2])
     panel.table.setFocus()
@@ -48,11 +54,12 @@ def test_edit_undo_place_on_map_apply_and_simulate(studio, qtbot):
 
     row = first_car(win)
     panel.select_rows([row])
-    col = 4 + panel.concepts.index("ambulance")
-    panel.table.item(row, col).setCheckState(Qt.CheckState.Checked)       # tick a concept check box
-    assert "ambulance" in win.session.project.config.agents.agents[row].concepts
+    concept = next(c for c in ("police", "bus", "reckless")
+                   if c not in win.session.project.config.agents.agents[row].concepts)
+    tick(qtbot, panel, row, 4 + panel.concepts.index(concept))             # click a concept check box
+    qtbot.waitUntil(lambda: concept in win.session.project.config.agents.agents[row].concepts, timeout=WAIT)
     pcol = 4 + panel.concepts.index("old")
-    assert not panel.table.item(row, pcol).flags() & Qt.ItemFlag.ItemIsUserCheckable   # not a car's concept
+    assert not panel.model.flags(panel.model.index(row, pcol)) & Qt.ItemFlag.ItemIsUserCheckable   # a car: no "old"
 
     # start and goal by clicking the map
     qtbot.mouseClick(panel.pick_start, Qt.MouseButton.LeftButton)
@@ -64,7 +71,7 @@ def test_edit_undo_place_on_map_apply_and_simulate(studio, qtbot):
     assert not win.map.tools.active                                       # the tool is put down after the goal
     name = win.session.project.config.agents.agents[row].name
     assert sorted(ctl.marker_cells()) == [(name, "goal", (230, 209)), (name, "start", (10, 31))]
-    assert panel.table.item(row, panel.table.columnCount() - 2).text() == "(10, 31)"
+    assert panel.model.index(row, panel.model.columnCount() - 2).data() == "(10, 31)"
     assert apply_status(win.session).pending and "Apply" in panel.provenance.text()
 
     # Apply from step 0 (Ctrl+Return), then simulate
@@ -72,7 +79,7 @@ def test_edit_undo_place_on_map_apply_and_simulate(studio, qtbot):
     ctl.apply_action.trigger()
     qtbot.waitUntil(lambda: win.history is not None and not apply_status(win.session).pending, timeout=WAIT)
     assert tuple(np.asarray(win.history.array("positions")[0][row])) == (10, 31)
-    assert "ambulance" in win.history.agents.concept_names(row)
+    assert concept in win.history.agents.concept_names(row)
     assert "matches the edits" in panel.provenance.text()
     simulate(qtbot, win, 5)
     assert win.num_steps >= 5
@@ -89,7 +96,7 @@ def test_apply_is_refused_on_errors_and_says_why(studio, qtbot):
     assert panel.refusal.isVisible() and "ambulance" in panel.refusal.text()
     qtbot.waitUntil(lambda: win.docks["problems"].isVisible(), timeout=WAIT)
     assert "ambulance" in win.statusBar().currentMessage() or "ambulance" in win.last_message
-    assert panel.table.item(ped, 1).toolTip().startswith("error:")
+    assert panel.model.index(ped, 1).data(Qt.ItemDataRole.ToolTipRole).startswith("error:")
     # the Problems entry leads to the agent's row
     panel.select_rows([])
     problems = win.features["problems"].refresh_now()
@@ -125,7 +132,8 @@ def test_multi_select_edit_changes_every_selected_row_in_one_step(studio, qtbot)
     rows = sorted(cars + [ped])
     panel.select_rows(rows)
     count = win.undo.count()
-    panel.table.item(cars[0], 4 + panel.concepts.index("police")).setCheckState(Qt.CheckState.Checked)
+    tick(qtbot, panel, cars[0], 4 + panel.concepts.index("police"))
+    qtbot.waitUntil(lambda: "police" in win.session.project.config.agents.agents[cars[0]].concepts, timeout=WAIT)
     now = win.session.project.config.agents.agents
     assert all("police" in now[i].concepts for i in cars) and "police" not in now[ped].concepts
     assert win.undo.count() == count + 1                               # one undoable step
@@ -148,7 +156,8 @@ def test_branch_keeps_the_recording_when_only_concepts_change(studio, qtbot, tmp
     concept = next(c for c in ("police", "bus", "reckless")
                    if c not in win.session.project.config.agents.agents[car].concepts)
     panel.select_rows([car])
-    panel.table.item(car, 4 + panel.concepts.index(concept)).setCheckState(Qt.CheckState.Checked)
+    tick(qtbot, panel, car, 4 + panel.concepts.index(concept))
+    qtbot.waitUntil(lambda: concept in win.session.project.config.agents.agents[car].concepts, timeout=WAIT)
     win.answers["apply_branch"] = "branch"
     ctl.branch_action.trigger()                                             # Ctrl+Shift+Return
     assert win.num_steps == 7 and np.array_equal(win.history.array("positions"), before)

@@ -24,7 +24,7 @@ def test_reference_import_export_and_undo(studio, qtbot, tmp_path):
     before = win.session.project.config.agents
     assert ctl.import_file(REF)
     assert win.session.project.config.agents == import_reference_agents(REF)
-    assert ctl.panel.table.rowCount() == len(import_reference_agents(REF))
+    assert ctl.panel.model.rowCount() == len(import_reference_agents(REF))
     out = tmp_path / "out.yaml"
     ctl.run(A.place(win.session, ctl.tab, 0, start=(15, 15)))
     assert ctl.export_file(out)
@@ -78,7 +78,7 @@ def test_split_mode_tabs_in_the_dock(qtbot, settings_path):
         assert [tabs.tabData(i) for i in range(tabs.count())] == ["train", "val", "test"]
         assert tabs.tabText(0) == "train ●" and not ctl.panel.activate.isEnabled()
         tabs.setCurrentIndex(1)
-        assert ctl.tab == "val" and ctl.panel.table.rowCount() == len(A.agent_set(win.session, "val"))
+        assert ctl.tab == "val" and ctl.panel.model.rowCount() == len(A.agent_set(win.session, "val"))
         qtbot.mouseClick(ctl.panel.activate, Qt.MouseButton.LeftButton)
         assert A.active_tab(win.session) == "val" and tabs.tabText(1) == "val ●"
         assert win.session.project.config.agents == A.agent_set(win.session, "val")
@@ -104,6 +104,6 @@ def test_generate_dialog_replaces_the_set_in_one_undoable_step(studio, qtbot):
     dlg.accept()
     agents = win.session.project.config.agents
     assert len(agents) == 9 and sum(a.concepts == ("ambulance",) for a in agents) == 2
-    assert ctl.panel.table.rowCount() == 9
+    assert ctl.panel.model.rowCount() == 9
     win.actions_by_name["undo"].trigger()
     assert win.session.project.config.agents == before
