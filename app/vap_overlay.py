@@ -40,11 +40,13 @@ class FrameSlider(QtWidgets.QSlider):
 class VapPanel(QtWidgets.QWidget):
     """The dock's widget and its logic. Public methods take paths, so tests and scripts skip the file dialogs."""
 
-    def __init__(self, jobs: Any) -> None:
+    def __init__(self, jobs: Any, session: Any = None) -> None:
         super().__init__()
         from widgets.vap_view import VapFrameView
 
         self.jobs = jobs
+        self.session = session
+        self._renderer = None
         self.data: Path | None = None
         self.frames = None            # core.tasks.vap.torchdata.VapFrames of the current stage
         self.model = None
@@ -57,7 +59,10 @@ class VapPanel(QtWidgets.QWidget):
         self.open_btn = QtWidgets.QPushButton("Open dataset…")
         self.load_btn = QtWidgets.QPushButton("Load checkpoint…")
         self.gen_btn = QtWidgets.QPushButton("Generate dataset…")
-        for b in (self.open_btn, self.load_btn, self.gen_btn):
+        self.state_btn = QtWidgets.QPushButton("Shown step")
+        self.state_btn.setToolTip("Render the studio's shown step as a VAP frame and predict it (the step's "
+                                  "recorded decisions are the truth)")
+        for b in (self.open_btn, self.load_btn, self.gen_btn, self.state_btn):
             row.addWidget(b)
         lay.addLayout(row)
         row2 = QtWidgets.QHBoxLayout()
@@ -101,6 +106,7 @@ class VapPanel(QtWidgets.QWidget):
         self.open_btn.clicked.connect(self._ask_dataset)
         self.load_btn.clicked.connect(self._ask_checkpoint)
         self.gen_btn.clicked.connect(self._ask_generate)
+        self.state_btn.clicked.connect(self.show_state)
         self.eval_btn.clicked.connect(self.evaluate_split)
         self.cancel_btn.clicked.connect(self.cancel)
         self.stage.currentTextChanged.connect(lambda s: self._open_stage())
@@ -133,11 +139,7 @@ class VapPanel(QtWidgets.QWidget):
             self.frames = None
             self._say(f"cannot open {self.data}: {exc}")
             return
-        names = self.frames.info.get("binary_predicates", [])
-        self.predicate.blockSignals(True)
-        self.predicate.clear()
-        self.predicate.addItems(["All relations"] + list(names))
-        self.predicate.blockSignals(False)
+        self._fill_predicates(self.frames.info.get("binary_predicates", []))
         n = len(self.frames)
         self.slider.blockSignals(True)
         self.slider.setRange(0, max(0, n - 1))
@@ -175,6 +177,57 @@ class VapPanel(QtWidgets.QWidget):
             cars = [a for a in overlay.agents if a.is_car]
             right = sum(bool(a.correct) for a in cars)
             self._say(f"{right}/{len(cars)} cars right in this frame (badges: predicted, true in brackets)")
+
+    def show_state(self) -> None:
+        """The session's shown step as a VAP frame (rendered here, predicted in a job)."""
+        s = self.session
+        if s is None or s.history is None or s.project is None:
+            self._say("no recording to show: open a project and simulate a few steps")
+            return
+        k = int(s.cursor)
+        if k >= s.history.num_steps:
+            self._say(f"step {k} has no recorded decision yet (the newest state): step back or simulate further")
+            return
+        from core.tasks.vap.overlay import predict_item, state_item
+
+        config = s.project.config
+        try:
+            image, item = state_item(config, s.history, k, self._state_renderer(config.city))
+        except (ValueError, IndexError) as exc:
+            self._say(f"cannot show step {k}: {exc}")
+            return
+        unary = [p.name for p in config.ontology.unary]
+        binary = [p.name for p in config.ontology.binary]
+        model = self.model
+        if model is not None and (list(model.cfg.unary_names) != unary or list(model.cfg.binary_names) != binary):
+            self._say("the loaded checkpoint was trained on another ontology than this project's; showing the truth")
+            model = None
+        self.where.setText(f"recorded step {k}")
+        self._fill_predicates(binary)
+
+        def work(ctx):
+            return image, predict_item(model, item, image, unary, binary)
+
+        h = self.jobs.start(work, kind="VAP frame", key=f"vap-frame-{id(self)}")
+        h.succeeded.connect(lambda res, h=h: None if h.stale else self._frame_ready(*res))
+
+    def _state_renderer(self, city):
+        if self._renderer is None or self._renderer.city is not city:
+            from core.render.icons import IconSet
+            from core.render.renderer import Renderer
+
+            self._renderer = Renderer(city, icons=IconSet.load(library=None))
+        return self._renderer
+
+    def _fill_predicates(self, names) -> None:
+        current = [self.predicate.itemText(i) for i in range(1, self.predicate.count())]
+        if current == list(names):
+            return
+        self.predicate.blockSignals(True)
+        self.predicate.clear()
+        self.predicate.addItems(["All relations"] + list(names))
+        self.predicate.blockSignals(False)
+        self.view.set_predicate(None)
 
     def _predicate_changed(self, i: int) -> None:
         self.view.set_predicate(None if i <= 0 else self.predicate.itemText(i))
@@ -310,5 +363,5 @@ class VapOverlayController(QtCore.QObject):
 
 
 register_panel(PanelSpec("vap", "VAP predictions", QtCore.Qt.DockWidgetArea.RightDockWidgetArea,
-                         lambda session, jobs: VapPanel(jobs), visible=False, width=520))
+                         lambda session, jobs: VapPanel(jobs, session), visible=False, width=520))
 register(FeatureSpec("vap_overlay", VapOverlayController))

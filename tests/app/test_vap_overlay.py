@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.support.studio import close_window, open_window
+from tests.support.studio import close_window, open_window, simulate
 
 pytest.importorskip("pytestqt")
 
@@ -77,6 +77,19 @@ def test_vap_dock_predictions_edges_hover_and_confusion(qtbot, tmp_path, data_an
         cars = sum(int(it["car"].sum()) for it in panel.frames.items)
         total = sum(int(panel.table.item(i, j).text()) for i in range(4) for j in range(4))
         assert total == cars and "aAcc" in panel.recall.text()
+        # the studio's shown step as a VAP frame: truth = the recorded decisions of that step
+        simulate(qtbot, win, 3)
+        win.set_cursor(1)
+        qtbot.mouseClick(panel.state_btn, QtCore.Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: panel.overlay.world == -1 and panel.overlay.step == 1, timeout=WAIT)
+        decided = win.history.step_record(1).decided
+        names = list(win.history.agents.names)
+        assert panel.overlay.agents
+        for ag in panel.overlay.agents:
+            assert ag.true_action == int(decided[names.index(ag.agent_id)])
+        win.set_cursor(win.num_steps)
+        qtbot.mouseClick(panel.state_btn, QtCore.Qt.MouseButton.LeftButton)
+        assert "no recorded decision" in panel.status.text()
     finally:
         close_window(win)
 

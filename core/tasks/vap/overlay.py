@@ -132,6 +132,84 @@ def build_overlay(item: dict, unary_names: Sequence[str], binary_names: Sequence
                         tuple(binary_names), tuple(edges))
 
 
+def state_item(config, episode, k: int, renderer, crop: tuple[int, int, int, int] = (0, 0, 128, 128)
+               ) -> tuple[np.ndarray, dict]:
+    """A recorded state as a VAP frame: (image, item in the form of ``VapFrames.items``).
+
+    State k must have a recorded decision (k < the number of recorded steps): the label is ``decided`` of step
+    k and the direction the move to state k + 1 (the dataset's default). The groundings are computed again from
+    the state (``config``: the project's SimConfig); CollidingClose's coin flips are drawn afresh, so that
+    predicate may differ from what the simulator saw. Agents outside the crop are left out."""
+    from ...codes import Kind
+    from ...logic.grounding import Grounder
+    from .labels import direction_heading, ground_truth, h_vectors, next_directions
+
+    if not 0 <= k < episode.num_steps:
+        raise ValueError(f"state {k} has no recorded decision yet (recorded steps: {episode.num_steps})")
+    snap = episode.snapshot(k)
+    dirs = next_directions(snap.positions, episode.snapshot(k + 1).positions)
+    heads = np.array([direction_heading(d) for d in dirs], np.int64)
+    prev = renderer.render(episode.snapshot(k - 1), crop=crop) if k > 0 else None
+    frame = renderer.render(snap, previous=prev, crop=crop, headings=heads)
+    keep = [i for i in range(len(snap.agents)) if i in frame.boxes and frame.inside(i)]
+    gt = ground_truth(Grounder(config.city, config.ontology).ground(snap, np.random.default_rng(k)))
+    idx = np.asarray(keep, np.intp)
+    agents = snap.agents
+    boxes = np.array([frame.boxes[i] for i in keep], np.float32).reshape(-1, 4)
+    pri = np.asarray(agents.priorities)[idx]
+    item = {
+        "world": -1, "step": int(k), "image_path": "", "height": frame.image.shape[0],
+        "width": frame.image.shape[1], "agent_id": [agents.names[i] for i in keep], "boxes": boxes,
+        "h": h_vectors(boxes, [dirs[i] for i in keep], pri, frame.image.shape[1]),
+        "unary": gt.unary[idx].astype(np.float32), "binary": gt.binary[np.ix_(idx, idx)].astype(np.float32),
+        "sees": gt.sees[np.ix_(idx, idx)],
+        "action": np.asarray(episode.step_record(k).decided, np.int64)[idx],
+        "car": np.asarray(agents.kinds)[idx] == Kind.CAR,
+    }
+    return frame.image, item
+
+
+def item_sample(item: dict, image: np.ndarray, image_side: int | None):
+    """Model input (as ``VapFrames.__getitem__``) from an item and its full-size image."""
+    import torch
+
+    out = {k: item[k] for k in ("world", "step", "image_path", "agent_id")}
+    scale = image_side / item["width"] if image_side else 1.0
+    out["boxes"] = torch.from_numpy(np.asarray(item["boxes"], np.float32) * scale)
+    for k in ("h", "unary", "binary"):
+        out[k] = torch.from_numpy(np.asarray(item[k], np.float32))
+    out["sees"] = torch.from_numpy(np.asarray(item["sees"], bool))
+    out["action"] = torch.from_numpy(np.asarray(item["action"], np.int64))
+    out["car"] = torch.from_numpy(np.asarray(item["car"], bool))
+    img = image
+    if image_side and image.shape[0] != image_side:
+        from PIL import Image
+
+        img = np.array(Image.fromarray(image).resize((image_side, image_side), Image.Resampling.BILINEAR))
+    out["image"] = torch.from_numpy(np.ascontiguousarray(img)).permute(2, 0, 1).float().div_(255.0)
+    return out
+
+
+def predict_item(model, item: dict, image: np.ndarray, unary_names, binary_names) -> FrameOverlay:
+    """Overlay of one item (a recorded state or a dataset frame) with ``model``'s predictions (None: truth)."""
+    if model is None:
+        return build_overlay(item, unary_names, binary_names)
+    import torch
+
+    side = model.cfg.image_side if model.grounding is not None else None
+    with torch.no_grad():
+        sample = item_sample(item, image, side)
+        if model.grounding is None:
+            out = model([sample], groundings="gt")
+            pu = pb = None
+        else:
+            out = model([sample], threshold=model.cfg.setting == "modular")
+            pu = (torch.sigmoid(out.unary_logits) > 0.5).numpy()
+            pb = (torch.sigmoid(out.binary_logits[0]) > 0.5).numpy()
+        pa = out.action_logits.argmax(-1).numpy()
+    return build_overlay(item, unary_names, binary_names, pa, pu, pb)
+
+
 def predict_frame(model, frames, index: int) -> FrameOverlay:
     """Run ``model`` (a loaded :class:`core.models.vap.model.VapModel`, or None) on frame ``index`` of
     ``frames`` (a VapFrames) and build its overlay."""
