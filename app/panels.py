@@ -147,6 +147,10 @@ class PanelHost(QtCore.QObject):
                 b.dock.hide()
             if b.spec.open_height:
                 b.dock.visibilityChanged.connect(lambda on, b=b: self._make_room(b, on))
+        # docks are visible while they are added and placed: the window's cached minimum size counted every one
+        # of them (hidden-by-default panels too), so a later resize could not shrink the window below that sum
+        w.layout().invalidate()
+        w.layout().activate()
         self.apply_sizes()
 
     def apply_sizes(self) -> None:
