@@ -231,8 +231,11 @@ class AgentEditor(QtWidgets.QWidget):
             if headers != self._headers:     # measuring every cell costs more than the fill for big sets
                 self._headers = headers
                 self.table.resizeColumnsToContents()
-                self.table.setColumnWidth(1, max(self.table.columnWidth(1),
-                                                 self.table.fontMetrics().horizontalAdvance("Pedestrian_000") + 12))
+                fm = self.table.fontMetrics()
+                self.table.setColumnWidth(1, max(self.table.columnWidth(1), fm.horizontalAdvance("Pedestrian_000") + 12))
+                for col in (len(headers) - 2, len(headers) - 1):     # Start, Goal: room for "(000, 000)"
+                    self.table.setColumnWidth(col, max(self.table.columnWidth(col),
+                                                       fm.horizontalAdvance("(000, 000)") + 12))
         finally:
             self._filling = False
         self.select_rows([r for r in keep if 0 <= r < len(self.agents)])
