@@ -111,6 +111,8 @@ class MapView(pg.GraphicsView):
         self._last_frame = None
         self._symbols = glyph_symbols()
         self._brush_cache: dict[tuple[int, int, int], QtGui.QBrush] = {}
+        self._brushes: list[QtGui.QBrush] = []
+        self._brushes_key: bytes | None = None
         self._pen_cache: dict[tuple[int, int, int], QtGui.QPen] = {}
 
         self.map_item = pg.ImageItem(axisOrder="row-major")
@@ -253,6 +255,14 @@ class MapView(pg.GraphicsView):
             b = self._brush_cache[key] = QtGui.QBrush(QtGui.QColor(*key))
         return b
 
+    def _brushes_for(self, rgb: np.ndarray) -> list[QtGui.QBrush]:
+        """One brush per agent; the list is kept while the colours stay the same (most schemes, most frames)."""
+        key = np.asarray(rgb).tobytes()
+        if key != self._brushes_key:
+            self._brushes_key = key
+            self._brushes = [self._brush(c) for c in rgb]
+        return self._brushes
+
     def _path_pen(self, rgb) -> QtGui.QPen:
         key = (int(rgb[0]), int(rgb[1]), int(rgb[2]))
         p = self._pen_cache.get(key)
@@ -276,7 +286,7 @@ class MapView(pg.GraphicsView):
             symbols = [self._symbols[(k, h if h >= 0 else -1)] for k, h in zip(kinds, heads)]
             self._ppc = self._pixels_per_cell()
             self._sizes_cells = np.where(kinds == int(Kind.CAR), CAR_SIZE, PED_SIZE)
-            brushes = [self._brush(c) for c in rgb]
+            brushes = self._brushes_for(rgb)
             self.agent_item.setData(pos=xy, symbol=symbols, size=self._px(self._sizes_cells, 7.0), brush=brushes,
                                     data=np.arange(n))
         else:
@@ -322,7 +332,7 @@ class MapView(pg.GraphicsView):
             if sel is not None:
                 sizes[sel] = GOAL_SIZE * 1.8
             self._goal_cells = sizes
-            self.goal_item.setData(pos=gxy, size=self._px(sizes, 7.0), brush=[self._brush(c) for c in rgb])
+            self.goal_item.setData(pos=gxy, size=self._px(sizes, 7.0), brush=self._brushes_for(rgb))
             self.goal_item.setVisible(True)
         else:
             self.goal_item.setVisible(False)
