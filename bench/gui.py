@@ -158,7 +158,7 @@ def bench_case(app, title: str, project, args) -> dict:
                     win.repaint()
                 lat.append(time.perf_counter() - t0)
                 cpu.append(time.thread_time() - c0)
-                run_loop(app, 2)   # let deferred work settle between samples (not timed)
+                settle(app)   # deferred work and its paints finish between samples (not timed)
             lat_ms = np.asarray(lat) * 1000
             out[(what, label)] = (float(np.median(lat_ms)), float(np.percentile(lat_ms, 95)),
                                   float(np.median(np.asarray(cpu) * 1000)))
@@ -249,6 +249,15 @@ def until_idle(app, done, timeout: float = 10.0) -> None:
     loop.exec()
     guard.stop()
     disp.aboutToBlock.disconnect(check)
+
+
+def settle(app) -> None:
+    """Let the event loop finish what the last sample deferred (panels refreshed in a later pass and their
+    paints), so none of it is painted inside the next timed sample (a synchronous repaint paints every widget of
+    the window that is still dirty)."""
+    run_loop(app, 2)
+    for _ in range(3):
+        until_idle(app, lambda: True, timeout=1.0)
 
 
 class GapProbe:
