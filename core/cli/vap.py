@@ -25,6 +25,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     m.add_argument("--ppc", type=int, default=None,
                    help="pixels per cell (default: the mode's, 8 = 1024² frames of 128×128 cells)")
     m.add_argument("--workers", type=int, default=2, help="threads encoding PNG frames (default 2)")
+    m.add_argument("--png-level", type=int, default=1,
+                   help="zlib level of the frames, 0-9 (default 1; 0 = uncompressed, ~3 MB a frame, fastest)")
     m.add_argument("--out", type=Path, required=True, help="dataset folder (created; resumed when it exists)")
     m.add_argument("--quiet", action="store_true", help="no progress bar")
     m.set_defaults(func=run_make)
@@ -69,7 +71,7 @@ def run_make(args: argparse.Namespace) -> int:
 
     cfg = VapDataConfig(mode=args.mode, agents=args.agents, worlds=parse_worlds(args.worlds), steps=args.steps,
                         direction=args.direction, seed=args.seed, icons=args.icons, workers=args.workers,
-                        px_per_cell=args.ppc)
+                        px_per_cell=args.ppc, png_level=args.png_level)
     stop = threading.Event()
     bar = None
     if not args.quiet:
