@@ -135,7 +135,10 @@ def run_train(args: argparse.Namespace) -> int:
     bar, progress = _bar(args.quiet)
 
     def log(text: str) -> None:
-        (bar.write if bar is not None else print)(text)
+        if bar is not None:
+            bar.write(text)
+        else:
+            print(text, flush=True)   # visible at once when the output goes to a log file
 
     summary = train(s, progress=progress, log=log)
     if bar is not None:
