@@ -230,6 +230,16 @@ def train(s: TrainSettings, progress: Callable[..., None] | None = None, cancel:
     except _Stop:
         stopped = True
         log("stopped (cancelled or out of time); keeping the best checkpoint so far")
+        if best.get("state") is None and not stop():
+            # out of time before the first validation: validate the weights as they are, so the checkpoint
+            # says how good it is (skipped when the user cancelled: they want to stop now)
+            if g_epochs and val_img is not None:
+                m = evaluate_actions(model, val_img, "predicted", s.setting == "modular", dev)
+                keep(m.a_acc, f"{s.setting} (partial epoch)", 0, {"val": m.to_dict()})
+            else:
+                m = evaluate_actions(model, val_gt, "gt", False, dev)
+                keep(m.a_acc, "reasoning (partial epoch)", 0, {"val_gt": m.to_dict()})
+            log(f"validation of the partial run: aAcc {m.a_acc:.4f}, wAcc {m.w_acc:.4f}")
     finally:
         tb.close()
     if best.get("state") is None:   # stopped before the first validation: keep the current weights
