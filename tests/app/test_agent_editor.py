@@ -4,7 +4,7 @@ invalid combination, and branch from a shown step with an added agent."""
 from __future__ import annotations
 
 import numpy as np
-from PySide6 import QtCore
+from PySide6 import QtCore, QtWidgets
 
 from core.codes import Kind
 from core.studio import agent_sets as A
@@ -170,3 +170,31 @@ def test_branch_keeps_the_recording_when_only_concepts_change(studio, qtbot, tmp
     assert win.save_to(tmp_path / "p") and win.open_path(tmp_path / "p", ask_save=False)
     qtbot.waitUntil(lambda: win.history is not None and not win.syncing, timeout=WAIT)
     assert win.playback.sim_steps == win.num_steps == steps                 # re-simulated exactly: continuable
+
+
+def test_typing_a_name_renames_and_can_change_the_type(studio, qtbot):
+    win = studio
+    ctl, panel = editor(win, qtbot)
+    row = first_car(win)
+    panel.select_rows([row])
+    index = panel.model.index(row, 1)
+    panel.table.setFocus()
+    panel.table.setCurrentIndex(index)
+    qtbot.keyClick(panel.table, Qt.Key.Key_F2)                              # edit the Name cell
+    qtbot.waitUntil(lambda: isinstance(QtWidgets.QApplication.focusWidget(), QtWidgets.QLineEdit), timeout=WAIT)
+    line = QtWidgets.QApplication.focusWidget()
+    line.selectAll()
+    qtbot.keyClicks(line, "Pedestrian_42")
+    qtbot.keyClick(line, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: win.session.project.config.agents.agents[row].name == "Pedestrian_42", timeout=WAIT)
+    a = win.session.project.config.agents.agents[row]
+    assert a.priority == 0 and all(c in ("old", "young") for c in a.concepts)   # a pedestrian's defaults
+    panel.table.setCurrentIndex(index)
+    qtbot.keyClick(panel.table, Qt.Key.Key_F2)
+    qtbot.waitUntil(lambda: isinstance(QtWidgets.QApplication.focusWidget(), QtWidgets.QLineEdit), timeout=WAIT)
+    line = QtWidgets.QApplication.focusWidget()
+    line.selectAll()
+    qtbot.keyClicks(line, "Bus 7")
+    qtbot.keyClick(line, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: "Car_<id>" in win.last_message, timeout=WAIT)   # refused, with the reason
+    assert win.session.project.config.agents.agents[row].name == "Pedestrian_42"
