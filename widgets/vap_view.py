@@ -109,7 +109,13 @@ class VapFrameView(QtWidgets.QWidget):
         else:
             a = self.overlay.agents[idx]
             self.card.setText(self.overlay.card(idx))
-            self.card.setPos(a.box[2] + 4, a.box[1])
+            width = self.image.width() or 1024
+            if a.box[2] > 0.55 * width:     # near the right edge: open the card to the left of the agent
+                self.card.setAnchor((1, 0))
+                self.card.setPos(a.box[0] - 4, a.box[1])
+            else:
+                self.card.setAnchor((0, 0))
+                self.card.setPos(a.box[2] + 4, a.box[1])
             self.card.show()
         self.hovered.emit(idx)
 

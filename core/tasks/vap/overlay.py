@@ -59,10 +59,15 @@ class FrameOverlay:
     def has_prediction(self) -> bool:
         return any(a.pred_action is not None for a in self.agents)
 
+    @property
+    def has_predicted_groundings(self) -> bool:
+        """False without a model and for a reasoning-only model (it reads the true groundings)."""
+        return any(a.pred_unary is not None for a in self.agents)
+
     def shown_edges(self, predicate: str | None = None, which: str = "predicted") -> list[Edge]:
-        """Edges to draw: the predicted ones (or the true ones when no model is loaded, or ``which="true"``),
-        of ``predicate`` only when given."""
-        use_pred = which == "predicted" and self.has_prediction
+        """Edges to draw: the predicted ones (the true ones when nothing predicts groundings, or with
+        ``which="true"``), of ``predicate`` only when given."""
+        use_pred = which == "predicted" and self.has_predicted_groundings
         return [e for e in self.edges if (predicate is None or e.predicate == predicate)
                 and (e.pred if use_pred else e.true)]
 
@@ -93,7 +98,7 @@ class FrameOverlay:
         rel_t = [f"{e.predicate}({self.agents[e.src].agent_id}, {self.agents[e.dst].agent_id})"
                  for e in self.edges if e.true and index in (e.src, e.dst)]
         lines.append("relations true: " + (", ".join(rel_t[:8]) + (" …" if len(rel_t) > 8 else "") or "—"))
-        if self.has_prediction:
+        if self.has_predicted_groundings:
             rel_p = [f"{e.predicate}({self.agents[e.src].agent_id}, {self.agents[e.dst].agent_id})"
                      for e in self.edges if e.pred and index in (e.src, e.dst)]
             lines.append("relations predicted: " + (", ".join(rel_p[:8]) + (" …" if len(rel_p) > 8 else "")
