@@ -24,3 +24,17 @@ def test_roi_align_fpn_and_resnet_work():
     assert [f.shape[1] for f in feats.values()] == [4, 4]
     assert tv.models.resnet18(num_classes=3)(torch.randn(2, 3, 32, 32)).shape == (2, 3)
     assert isinstance(has_compiled_ops(), bool)
+
+
+def test_libraries_that_import_torchvision_themselves_work_after_importing_core():
+    """diffusers imports torchvision (CLIPImageProcessor) whenever it is installed; a fresh interpreter that imports
+    ``core`` first must be able to import the Stable Diffusion pipeline (icon generation)."""
+    import subprocess
+    import sys
+
+    code = ("import core\nfrom diffusers import StableDiffusionPipeline\nimport torchvision\n"
+            "print('ok', StableDiffusionPipeline.__name__, torchvision.ops.roi_align.__name__)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
+                       env={**__import__("os").environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"})
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "ok StableDiffusionPipeline roi_align" in r.stdout
