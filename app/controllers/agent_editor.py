@@ -43,6 +43,7 @@ class PickTool:
     def __init__(self, ctl: "AgentEditorController", which: str, row: int) -> None:
         self.ctl, self.which, self.row = ctl, which, row
         self.host: Any = None
+        self._said: tuple[int, int] | None = None   # the refused cell whose reason the status line shows
 
     def activated(self, host: Any) -> None:
         self.host = host
@@ -59,7 +60,7 @@ class PickTool:
             self.host.clear_preview()
             return
         problem = self.ctl.cell_problem(self.row, ev.cell, self.which)
-        if problem is not None and ev.cell != getattr(self, "_said", None):
+        if problem is not None and ev.cell != self._said:
             self._said = ev.cell
             self.ctl.status(f"{self.ctl.row_name(self.row)}: {problem}", 4000)
         rgb = (_START_RGB if self.which == "start" else _GOAL_RGB) if problem is None else (120, 120, 120)
