@@ -227,6 +227,9 @@ def train(s: TrainSettings, progress: Callable[..., None] | None = None, cancel:
                 log(f"{s.setting} epoch {ep + 1}: loss {rec['loss']:.4f}, val aAcc {m.a_acc:.4f}, "
                     f"wAcc {m.w_acc:.4f}")
                 keep(m.a_acc, s.setting, ep + 1, {"val": m.to_dict()})
+    except KeyboardInterrupt:   # Ctrl-C: stop now, keep the best checkpoint so far
+        stopped = True
+        log("interrupted; keeping the best checkpoint so far")
     except _Stop:
         stopped = True
         log("stopped (cancelled or out of time); keeping the best checkpoint so far")
