@@ -58,12 +58,12 @@ def _stages(mode: str) -> None:
     from core.tasks.vap import VapDataConfig
     from core.tasks.vap.dataset import _icon_set, load_stage_configs
     from core.tasks.vap.labels import ground_truth, next_directions
-    from core.tasks.vap.png import encode_png
+    from core.tasks.vap.png import BandCache, encode_png
 
     cfg = load_stage_configs(VapDataConfig(mode=mode))
     sim = Simulation(cfg["train"], seed=0, record=False)
     r = Renderer(sim.city, icons=_icon_set(VapDataConfig()), seed=0)
-    r.background()
+    bands = BandCache(r.background((0, 0, 128, 128)))
     t = {"simulate+decide": 0.0, "labels": 0.0, "render": 0.0, "png": 0.0}
     n = 99
     for _ in range(n):
@@ -77,7 +77,7 @@ def _stages(mode: str) -> None:
         c = time.perf_counter()
         f = r.render(snap, crop=(0, 0, 128, 128))
         e = time.perf_counter()
-        encode_png(f.image)
+        encode_png(f.image, 1, bands)
         t["simulate+decide"] += b - a
         t["labels"] += c - b
         t["render"] += e - c

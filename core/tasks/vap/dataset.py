@@ -33,7 +33,7 @@ from .compositions import random_composition
 from .labels import (detailed_type, direction_heading, ground_truth, h_vectors, next_directions, own_directions,
                      reference_label)
 from .manifest import FORMAT, FORMAT_VERSION, MANIFEST, SKIP_STEPS, write_manifest  # noqa: F401 (re-exported)
-from .png import encode_png
+from .png import BandCache, encode_png
 from .settings import STAGES, VapDataConfig, config_hashes, fingerprint, mode_path
 _LOCK_NAME = ".generating.lock"
 
@@ -305,6 +305,7 @@ def _simulate_world(config, sim_cfg, Simulation, seed, renderer, crop, stage, w,
     kinds = np.asarray(agents.kinds)
     static = _agent_static(agents)
     side = crop[2] * renderer.ppc
+    bands = BandCache(renderer.background(crop), config.png_level)   # unchanged map rows reuse their bytes
     rows: list[dict] = []
     dropped: list[int] = []
     futures: list[Future] = []
@@ -326,7 +327,7 @@ def _simulate_world(config, sim_cfg, Simulation, seed, renderer, crop, stage, w,
             dropped.append(k)
         else:
             name = f"step_{k:04d}.png"
-            futures.append(pool.submit(_write_png, folder / name, frame.image, config.png_level))
+            futures.append(pool.submit(_write_png, folder / name, frame.image, config.png_level, bands))
             gt = ground_truth(grounding)
             boxes = np.array([frame.boxes[i] for i in range(n)], np.int32)
             decided = np.asarray(outcome.decided, np.int8)
@@ -348,8 +349,8 @@ def _wait(futures: list[Future]) -> None:
             f.result()
 
 
-def _write_png(path: Path, image: np.ndarray, level: int) -> None:
-    path.write_bytes(encode_png(image, level))   # inside the world's temporary folder: renamed as a whole
+def _write_png(path: Path, image: np.ndarray, level: int, bands: BandCache | None = None) -> None:
+    path.write_bytes(encode_png(image, level, bands))   # inside the world's temporary folder: renamed as a whole
 
 
 def _agent_static(agents) -> dict[str, list]:
