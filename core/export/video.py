@@ -5,9 +5,9 @@ Frames come from the icon renderer (:class:`core.render.renderer.Renderer`, the 
 file given by ``--episode`` (one video), or ``episodes`` simulated episodes of the mode (episode ``e`` = seed
 ``seed + e``, one video each, one shard per episode). Files: ``videos/episode_NNNNN.gif`` (or ``.mp4``).
 
-GIF is written with Pillow (always available). MP4 needs an H.264 encoder: imageio with the ``imageio-ffmpeg`` or
-``PyAV`` plugin; when neither is installed the option is refused up front with that explanation (this studio does
-not bundle ffmpeg).
+GIF is written with Pillow. MP4 is H.264 through imageio with the ``imageio-ffmpeg`` plugin (pinned; it bundles the
+ffmpeg binary) or PyAV, byte-identical when redone (one encoder thread, bitexact flags); where neither is installed
+the option is refused up front with that explanation.
 """
 from __future__ import annotations
 
@@ -86,10 +86,40 @@ def encode(frames: list, fmt: str, fps: int) -> bytes:
         buf = io.BytesIO()
         images[0].save(buf, format="GIF", save_all=True, append_images=images[1:], duration=int(1000 / fps), loop=0)
         return buf.getvalue()
-    import imageio.v3 as iio   # pragma: no cover - needs an encoder this box does not have
+    return _encode_mp4([np.ascontiguousarray(f[..., :3]) for f in frames], fps)
+
+
+def _encode_mp4(frames: list, fps: float) -> bytes:
+    """H.264 MP4 through imageio's ffmpeg writer (imageio-ffmpeg bundles the ffmpeg binary), or PyAV.
+
+    Byte-identical for the same frames (resumed exports must equal uninterrupted ones): one encoder thread and
+    ffmpeg's bitexact flags (no encoder version string, no creation time). Frame sides are padded up to a
+    multiple of 16 (H.264's macroblock; yuv420p needs even sides) by imageio."""
+    import tempfile
+
+    import numpy as np
 
     plugin = mp4_encoder()
-    return iio.imwrite("<bytes>", np.stack(frames), extension=".mp4", plugin=plugin, fps=fps)
+    with tempfile.TemporaryDirectory(prefix="mp4-") as tmp:
+        path = Path(tmp) / "out.mp4"
+        if plugin == "ffmpeg":
+            import imageio.v2 as iio2
+
+            writer = iio2.get_writer(str(path), format="FFMPEG", mode="I", fps=fps, codec="libx264",
+                                     pixelformat="yuv420p", macro_block_size=16, quality=8,
+                                     ffmpeg_log_level="error",
+                                     output_params=["-threads", "1", "-fflags", "+bitexact",
+                                                    "-flags:v", "+bitexact", "-map_metadata", "-1"])
+            try:
+                for f in frames:
+                    writer.append_data(f)
+            finally:
+                writer.close()
+        else:
+            import imageio.v3 as iio
+
+            iio.imwrite(path, np.stack(frames), plugin="pyav", codec="libx264", fps=fps)
+        return path.read_bytes()
 
 
 def run_shard(options: Mapping[str, Any], shard: Shard, out: Path) -> ShardResult:
