@@ -44,21 +44,11 @@ def _env(mode: str, split: str):
 
 
 def run_shard(options: Mapping[str, Any], shard: Shard, out: Path) -> ShardResult:
-    from ..tasks.spf_demos import TrajectoryRecorder, dataset_meta, save_demonstrations
+    from ..tasks.spf_demos import dataset_meta, oracle_trajectory, save_demonstrations
 
     env = _env(options["mode"], options["split"])
-    trajs = []
-    for j, e in enumerate(shard.params["episodes"]):
-        obs, info = env.reset(seed=int(shard.params["seed"]) if j == 0 else None)
-        rec = TrajectoryRecorder(obs, info, {"index": e, "concept": info["concept"], "priority": info["priority"],
-                                             "path_length": info["path_length"]})
-        done = False
-        while not done:
-            a = int(env.oracle_action())
-            obs, r, term, trunc, info = env.step(a)
-            rec.add(a, obs, r, term, trunc, info)
-            done = term or trunc
-        trajs.append(rec.finish())
+    trajs = [oracle_trajectory(env, int(shard.params["seed"]) if j == 0 else None, e)
+             for j, e in enumerate(shard.params["episodes"])]
     rel = f"shards/spf_{shard.index:05d}.npz"
     meta = dataset_meta(env, "oracle", seed=int(shard.params["seed"]),
                         collection="reset(seed) for the shard's first episode, then reset()")

@@ -219,6 +219,21 @@ def dataset_meta(env, policy: str, **extra) -> dict:
             "entities": base.fov, **extra}
 
 
+def oracle_trajectory(env, seed: int | None, index: int):
+    """One episode of ``env`` (reset with ``seed``, None = continue the stream) driven by the oracle until done,
+    recorded with ``index`` as its episode number (``spf collect`` and the ``spf`` exporter share it)."""
+    obs, info = env.reset(seed=seed)
+    rec = TrajectoryRecorder(obs, info, {"index": index, "concept": info["concept"], "priority": info["priority"],
+                                         "path_length": info["path_length"]})
+    done = False
+    while not done:
+        a = int(env.oracle_action())
+        obs, r, term, trunc, info = env.step(a)
+        rec.add(a, obs, r, term, trunc, info)
+        done = term or trunc
+    return rec.finish()
+
+
 def collect_oracle(mode: str, n: int, split: str = "train", seed: int = 0,
                    progress: Callable[[Trajectory], None] | None = None) -> tuple[list[Trajectory], dict]:
     """``n`` oracle trajectories: ``reset(seed=seed)`` once, then plain resets (the background world keeps
@@ -228,16 +243,7 @@ def collect_oracle(mode: str, n: int, split: str = "train", seed: int = 0,
     env = SPFEnv(mode, split)
     trajs = []
     for i in range(n):
-        obs, info = env.reset(seed=seed if i == 0 else None)
-        rec = TrajectoryRecorder(obs, info, {"index": i, "concept": info["concept"], "priority": info["priority"],
-                                             "path_length": info["path_length"]})
-        done = False
-        while not done:
-            a = int(env.oracle_action())
-            obs, r, term, trunc, info = env.step(a)
-            rec.add(a, obs, r, term, trunc, info)
-            done = term or trunc
-        tr = rec.finish()
+        tr = oracle_trajectory(env, seed if i == 0 else None, i)
         trajs.append(tr)
         if progress:
             progress(tr)
