@@ -199,11 +199,17 @@ def predict_item(model, item: dict, image: np.ndarray, unary_names, binary_names
     """Overlay of one item (a recorded state or a dataset frame) with ``model``'s predictions (None: truth)."""
     if model is None:
         return build_overlay(item, unary_names, binary_names)
+    side = model.cfg.image_side if model.grounding is not None else None
+    return build_overlay(item, unary_names, binary_names, *_predict(model, lambda: item_sample(item, image, side)))
+
+
+def _predict(model, make_sample):
+    """(actions, unary, binary) predicted for one sample; the groundings are None for a reasoning-only model
+    (it reads the ground truth)."""
     import torch
 
-    side = model.cfg.image_side if model.grounding is not None else None
     with torch.no_grad():
-        sample = item_sample(item, image, side)
+        sample = make_sample()
         if model.grounding is None:
             out = model([sample], groundings="gt")
             pu = pb = None
@@ -211,8 +217,7 @@ def predict_item(model, item: dict, image: np.ndarray, unary_names, binary_names
             out = model([sample], threshold=model.cfg.setting == "modular")
             pu = (torch.sigmoid(out.unary_logits) > 0.5).numpy()
             pb = (torch.sigmoid(out.binary_logits[0]) > 0.5).numpy()
-        pa = out.action_logits.argmax(-1).numpy()
-    return build_overlay(item, unary_names, binary_names, pa, pu, pb)
+        return out.action_logits.argmax(-1).numpy(), pu, pb
 
 
 def predict_frame(model, frames, index: int) -> FrameOverlay:
@@ -223,16 +228,4 @@ def predict_frame(model, frames, index: int) -> FrameOverlay:
     item = frames.items[index]
     if model is None:
         return build_overlay(item, cfg_u, cfg_b)
-    import torch
-
-    with torch.no_grad():
-        sample = frames[index]
-        if model.grounding is None:
-            out = model([sample], groundings="gt")
-            pu = pb = None
-        else:
-            out = model([sample], threshold=model.cfg.setting == "modular")
-            pu = (torch.sigmoid(out.unary_logits) > 0.5).numpy()
-            pb = (torch.sigmoid(out.binary_logits[0]) > 0.5).numpy()
-        pa = out.action_logits.argmax(-1).numpy()
-    return build_overlay(item, cfg_u, cfg_b, pa, pu, pb)
+    return build_overlay(item, cfg_u, cfg_b, *_predict(model, lambda: frames[index]))
