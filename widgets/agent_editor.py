@@ -29,6 +29,9 @@ _RW = _RO | Qt.ItemFlag.ItemIsEditable
 _CHECKABLE = _RO | Qt.ItemFlag.ItemIsUserCheckable
 _OFF = Qt.ItemFlag.ItemIsSelectable
 _ON, _UNSET = Qt.CheckState.Checked, Qt.CheckState.Unchecked
+_DRAG = Qt.ItemFlag.ItemIsDragEnabled
+#: what a dragged selection of rows carries: the model it came from and the rows ("<model id>:0,3,4")
+ROWS_MIME = "application/x-logicity-agent-rows"
 
 
 def cell_text(cell: tuple[int, int] | None) -> str:
@@ -43,6 +46,7 @@ class AgentEditor(QtWidgets.QWidget):
     duplicateRequested = QtCore.Signal(list)
     deleteRequested = QtCore.Signal(list)
     moveRequested = QtCore.Signal(list, int)             # rows, delta
+    dropRequested = QtCore.Signal(list, int)             # rows dragged, the row they are dropped before
     nameEdited = QtCore.Signal(int, str)
     priorityEdited = QtCore.Signal(list, int)
     kindEdited = QtCore.Signal(list, object)             # rows, Kind
@@ -122,6 +126,18 @@ class AgentEditor(QtWidgets.QWidget):
                                    | QtWidgets.QAbstractItemView.EditTrigger.EditKeyPressed
                                    | QtWidgets.QAbstractItemView.EditTrigger.AnyKeyPressed)
         self.table.selectionModel().selectionChanged.connect(lambda *a: self._on_selection())
+        # drag rows to reorder them (like the ▲/▼ buttons): the model turns a drop into dropRequested, queued so
+        # the set is replaced after the view's drop handling has returned
+        self.table.setDragEnabled(True)
+        self.table.setAcceptDrops(True)
+        self.table.setDropIndicatorShown(True)
+        self.table.setDragDropOverwriteMode(False)
+        # DragDrop, not InternalMove: the mime data names this model (a drop from elsewhere is refused by it), and
+        # InternalMove would refuse every drop event Qt did not start itself (tests deliver drops as events)
+        self.table.setDragDropMode(QtWidgets.QAbstractItemView.DragDropMode.DragDrop)
+        self.table.setDefaultDropAction(Qt.DropAction.MoveAction)
+        self.model.rowsDropped.connect(lambda rows, before: self.dropRequested.emit(rows, before),
+                                       Qt.ConnectionType.QueuedConnection)
         self._eat_release = False
         self.table.viewport().installEventFilter(self)   # check boxes of a multi-selection (see eventFilter)
         lay.addWidget(self.table, 1)
@@ -371,6 +387,7 @@ class AgentTableModel(QtCore.QAbstractTableModel):
     changed (the data itself changes only when the controller shows the edited set)."""
 
     edited = QtCore.Signal(int, int, object)
+    rowsDropped = QtCore.Signal(list, int)     # rows dragged, the row they are dropped before
 
     def __init__(self, parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
@@ -407,14 +424,48 @@ class AgentTableModel(QtCore.QAbstractTableModel):
 
     def flags(self, index: QtCore.QModelIndex):
         if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
+            return Qt.ItemFlag.ItemIsDropEnabled   # rows are dropped between rows (never onto one)
         a, col = self.agents[index.row()], index.column()
         concept = self._concept(col)
         if concept is not None:
-            return _CHECKABLE if self._checkable(a, concept) else _OFF
+            return (_CHECKABLE if self._checkable(a, concept) else _OFF) | _DRAG
         if col == 1 or (col == 3 and a.kind is Kind.CAR):
-            return _RW
-        return _RO
+            return _RW | _DRAG
+        return _RO | _DRAG
+
+    # ---- drag and drop: rows are reordered by the controller's command, never by the model itself ---------------
+    def supportedDropActions(self):  # noqa: N802 (Qt name)
+        return Qt.DropAction.MoveAction
+
+    def supportedDragActions(self):  # noqa: N802 (Qt name)
+        return Qt.DropAction.MoveAction
+
+    def mimeTypes(self) -> list[str]:  # noqa: N802 (Qt name)
+        return [ROWS_MIME]
+
+    def mimeData(self, indexes) -> QtCore.QMimeData:  # noqa: N802 (Qt name)
+        data = QtCore.QMimeData()
+        rows = sorted({i.row() for i in indexes if i.isValid()})
+        data.setData(ROWS_MIME, QtCore.QByteArray(f"{id(self)}:{','.join(map(str, rows))}".encode()))
+        return data
+
+    def dropMimeData(self, data, action, row: int, column: int, parent) -> bool:  # noqa: N802 (Qt name)
+        """A drop between rows (``row``) or onto one (``parent``, dropped before it): ``rowsDropped`` asks the
+        controller for the move; False, so the view removes nothing itself."""
+        if action != Qt.DropAction.MoveAction or not data.hasFormat(ROWS_MIME):
+            return False
+        try:
+            source, _, text = bytes(data.data(ROWS_MIME).data()).decode().partition(":")
+            rows = [int(r) for r in text.split(",") if r]
+        except ValueError:
+            return False
+        if source != str(id(self)):      # rows of another table (another window, another program)
+            return False
+        rows = [r for r in rows if 0 <= r < len(self.agents)]
+        before = row if row >= 0 else (parent.row() if parent.isValid() else len(self.agents))
+        if rows:
+            self.rowsDropped.emit(rows, before)
+        return False
 
     def data(self, index: QtCore.QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
         if not index.isValid():

@@ -95,6 +95,7 @@ class AgentEditorController(QtCore.QObject):
         p.duplicateRequested.connect(lambda rows: rows and self.run(A.duplicate(self.session, self.tab, rows)))
         p.deleteRequested.connect(lambda rows: rows and self.run(A.delete(self.session, self.tab, rows)))
         p.moveRequested.connect(lambda rows, d: rows and self.run(A.move(self.session, self.tab, rows, d)))
+        p.dropRequested.connect(lambda rows, before: rows and self.run(A.drop(self.session, self.tab, rows, before)))
         p.nameEdited.connect(self.rename)
         p.priorityEdited.connect(self.set_priority)
         p.kindEdited.connect(lambda rows, k: rows and self.run(A.edit(self.session, self.tab, rows,

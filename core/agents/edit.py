@@ -22,7 +22,7 @@ from .io import MAX_PRIORITY, check_agent
 from .spec import AgentSet, AgentSpec
 
 __all__ = ["Cell", "KINDS", "concepts_for", "ontology_concepts", "next_id", "parse_name", "add_agent",
-           "duplicate_agents", "delete_agents", "move_agents", "reorder_agents", "edit_agents", "set_cells",
+           "duplicate_agents", "delete_agents", "move_agents", "drop_agents", "reorder_agents", "edit_agents", "set_cells",
            "generate_composition", "AgentIssue", "agent_problems", "NORMAL"]
 
 Cell = tuple[int, int]
@@ -135,6 +135,21 @@ def move_agents(agents: AgentSet, indices: Iterable[int], delta: int) -> tuple[A
     order = before + chosen + rest[len(before):]
     new_rows = list(range(len(before), len(before) + len(chosen)))
     return reorder_agents(agents, order), new_rows
+
+
+def drop_agents(agents: AgentSet, indices: Iterable[int], before: int) -> tuple[AgentSet, list[int]]:
+    """Drag and drop: the chosen rows as a block (relative order kept) put before row ``before`` of the *current*
+    order (``before`` = len: at the end), as a list view drops a dragged selection; returns the set and the rows'
+    new indices. Dropping a block onto itself changes nothing."""
+    chosen = _indices(agents, indices)
+    n = len(agents)
+    before = max(0, min(int(before), n))
+    if not chosen:
+        return agents, chosen
+    rest = [i for i in range(n) if i not in chosen]
+    at = sum(1 for i in rest if i < before)        # rows left before the drop point once the block is lifted
+    order = rest[:at] + chosen + rest[at:]
+    return reorder_agents(agents, order), list(range(at, at + len(chosen)))
 
 
 def edit_agents(agents: AgentSet, indices: Iterable[int], *, kind: Kind | None = None, agent_id: int | None = None,

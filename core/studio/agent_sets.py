@@ -20,14 +20,14 @@ from dataclasses import replace
 from typing import Any, Callable, Iterable, Mapping
 
 from ..agents.edit import (Cell, add_agent, agent_problems, delete_agents, duplicate_agents, edit_agents,
-                           generate_composition, move_agents, reorder_agents, set_cells)
+                           drop_agents, generate_composition, move_agents, reorder_agents, set_cells)
 from ..agents.spec import AgentSet
 from ..codes import Kind
 from .problems import ERROR, Problem, register_checker
 from .stack import Command
 
 __all__ = ["SPLITS", "MAIN", "tabs", "agent_set", "active_tab", "AgentSetEdit", "SetActiveAgentSet", "add",
-           "duplicate", "delete", "move", "reorder", "edit", "place", "generate", "replace_set",
+           "duplicate", "delete", "move", "drop", "reorder", "edit", "place", "generate", "replace_set",
            "check_agents", "agent_state"]
 
 SPLITS = ("train", "val", "test")
@@ -216,6 +216,15 @@ def move(session: Any, tab: str, rows: Iterable[int], delta: int) -> AgentSetEdi
     _, new_rows = move_agents(aset, rows, delta)
     return AgentSetEdit(tab, lambda s: move_agents(s, rows, delta)[0],
                         f"Move {_names(rows, aset)} {'up' if delta < 0 else 'down'}", rows=new_rows)
+
+
+def drop(session: Any, tab: str, rows: Iterable[int], before: int) -> AgentSetEdit:
+    """The rows dragged in the table and dropped before row ``before`` (one undoable step)."""
+    rows = sorted(set(rows))
+    aset = agent_set(session, tab)
+    _, new_rows = drop_agents(aset, rows, before)
+    return AgentSetEdit(tab, lambda s: drop_agents(s, rows, before)[0], f"Move {_names(rows, aset)} (drag)",
+                        rows=new_rows)
 
 
 def reorder(session: Any, tab: str, order: list[int]) -> AgentSetEdit:
