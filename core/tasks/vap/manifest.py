@@ -11,6 +11,7 @@ from pathlib import Path
 from ...codes import ACTION_NAMES
 from ...fileio import atomic_write_bytes
 from .labels import DETAILED_TYPES, DIRECTIONS, H_FIELDS
+from .png import encoder_name
 from .settings import STAGES, VapDataConfig, mode_path
 
 FORMAT = "logicity-vap"
@@ -59,6 +60,7 @@ def write_manifest(out: Path, config: VapDataConfig, hashes: dict[str, str], fp:
         "status": "complete" if complete else "incomplete",
         "updated": time.strftime("%Y-%m-%dT%H:%M:%S"),
         "fingerprint": fp, "settings": config.to_dict(), "config_hashes": hashes,
+        "png_encoder": encoder_name(config.png_level),   # same pixels either way; bytes per encoder
         "files": {k: os.path.relpath(v, mode_path(config.mode).parent) for k, v in cfg.files.items()},
         "seeding": "world seed = seed + w (train), + n_train + w (val), + n_train + n_val + w (test); "
                    "random compositions from default_rng([world seed, 0x5A])",

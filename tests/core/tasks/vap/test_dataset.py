@@ -109,7 +109,7 @@ def test_manifest_counts_hashes_and_seeds(tiny_vap):
 
 def test_same_seed_same_bytes_other_seed_other_data(tiny_vap, tmp_path):
     out, _ = tiny_vap
-    make_tiny(tmp_path / "again", worlds={"train": 1})
+    make_tiny(tmp_path / "again", worlds={"train": 1}, workers=3)   # the fixture used 1 worker
     a, b = out / "train" / "world_0000", tmp_path / "again" / "train" / "world_0000"
     assert _rows(a) == _rows(b)
     pngs = sorted(p.name for p in a.glob("*.png"))
@@ -208,3 +208,11 @@ def test_resume_after_a_killed_generation(tmp_path, tiny_vap):
     info = json.loads((out / "dataset_info.json").read_text())
     assert info["status"] == "complete" and info["splits"]["train"]["worlds_done"] == 4
     assert not (out / ".generating.lock").exists()
+    # the resumed dataset is the one an uninterrupted run writes, file for file and byte for byte
+    fresh = tmp_path / "fresh"
+    generate(tiny_config(worlds={"train": 4}, steps=40, workers=2), fresh)
+    names = sorted(str(p.relative_to(fresh)) for p in fresh.rglob("*") if p.is_file())
+    assert names == sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
+    for n in names:
+        if n != "dataset_info.json":   # it says when it was updated
+            assert (fresh / n).read_bytes() == (out / n).read_bytes(), n
