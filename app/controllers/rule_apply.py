@@ -6,8 +6,10 @@ project the edited configuration (:meth:`core.studio.rule_commands.RuleWorkspace
 with errors) and rebuilds the inspector's program, so the inspector explains new steps with the new clauses:
 
 * *from step 0*: a reset with the project's seed;
-* *from the shown step*: a new recording whose state 0 is the shown state, captured from the simulation with its
-  random state (``SimController.reset_scene(config, None, seed, k)``) and decided by the edited rules from there;
+* *from the shown step*: the studio's branch of the same recording: steps 0..k are kept (decided and explained by
+  the rules that made them), the steps after k are discarded, and the edited rules decide from step k on; the
+  recording's meta lists which program decided which steps (core/studio/rule_branch.py,
+  core/sim/rule_segments.py), the simulation re-simulates 0..k with those programs and continues;
 * *Load as scene*: a new recording whose state 0 is a conflict witness or deadlock scene (core/sim/scene.py),
   simulated with the analysed rules and section.
 """
@@ -75,29 +77,37 @@ class RuleApplyMixin:
         return True
 
     def apply_from_shown(self) -> bool:
-        """Re-decide from the shown step with the edited rules: a new recording whose state 0 is the shown state."""
+        """Re-decide from the shown step with the edited rules: a branch of the same recording (steps 0..k kept,
+        decided by the rules that made them; the edited rules decide from step k on; core/studio/rule_branch.py)."""
+        from core.studio.rule_branch import branch_rules_in_place
+
         pb, s = self._playback(), self.session
         if pb.refused_read_only("apply rules") or s.history is None:
             return False
-        k = int(s.cursor)
+        if pb.syncing:
+            self.window.status("Still re-simulating the loaded episode; apply again in a moment.")
+            return False
+        k, t = int(s.cursor), s.num_steps
         if k > pb.sim_steps:
             self.window.status(f"Step {k} is not simulated yet in this session; apply from step {pb.sim_steps} or "
                                f"re-simulate from step 0.")
             return False
+        later = f" The recorded steps {k + 1}–{t} are discarded." if k < t else ""
         if self.window.ask("apply_rules_here", "Apply the edited rules from this step?",
-                           f"A new recording starts in the state of step {k} (with its random state) and is decided "
-                           f"by the edited rules from there; the current recording's steps are discarded "
-                           f"(save it first to keep it).",
-                           [("apply", f"Continue from step {k}"), ("cancel", "Cancel")], "apply") != "apply":
+                           f"Branch at step {k}: steps 0–{k} are kept with the decisions and explanations of the rules "
+                           f"that made them, and the edited rules decide from step {k} on." + later,
+                           [("apply", f"Branch at step {k}"), ("cancel", "Cancel")], "apply") != "apply":
             return False
         config = self._edited_config()
         if config is None:
             return False
         pb.pause()
-        s.restart()
+        branch_rules_in_place(s, k, config)     # before the project's config changes (the old program is kept)
         self._set_config(config)
-        self.window.controller.reset_scene(config, None, s.project.seed, k)
-        self.window.status(f"Applied the edited rules from step {k}: the new recording starts in that state.")
+        pb.start(s.project)                     # re-simulates 0..k with the recorded programs, continues from k
+        pb.set_cursor(k)
+        self.window.status(f"Branched at step {k}: the edited rules decide from step {k} on; steps 0–{k} keep "
+                           f"their recorded explanations.")
         return True
 
     def load_scene(self, payload: Any, title: str) -> bool:

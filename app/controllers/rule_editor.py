@@ -94,8 +94,8 @@ class RuleEditorController(QtCore.QObject, RuleApplyMixin):
         self.analyze_action = h.action("&Analyze rules", self.analyze, "F7",
                                        "Conflicts, dead clauses, strata, deadlocks and coverage of the edited rules")
         self.apply_branch_action = h.action("Apply rules from the shown &step", self.apply_from_shown, None,
-                                            "Re-decide from the shown step with the edited rules (a new recording "
-                                            "starting in that state)")
+                                            "Re-decide from the shown step with the edited rules (a branch: the "
+                                            "steps before it are kept with their explanations)")
         self.apply_reset_action = h.action("Apply rules and re-simulate from step &0", self.apply_from_start, None,
                                            "Restart the simulation from the seed with the edited rules")
         menu = h.menu("&Tools").addMenu("&Rules")

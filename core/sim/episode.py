@@ -308,6 +308,20 @@ class EpisodeBuffer(EpisodeView):
             if rows._next is not None and k < rows._moved:   # already copied into the next allocation
                 rows._next[k] = value
 
+    def widen_witness(self, witness_vars: int) -> None:
+        """Make room for ``witness_vars`` witness variables per agent (a rule program with more variables decides
+        from a step on: core/sim/rule_segments.py); recorded rows keep theirs, the new columns say unbound (-1)."""
+        old = self._rows["witness"]
+        have = old.data.shape[2]
+        if witness_vars <= have:
+            return
+        new = _Rows(old.data.shape[1:2] + (int(witness_vars),), np.int32, cap=len(old.data))
+        new.data[:] = -1
+        new.data[: old.n, :, :have] = old.data[: old.n]
+        new.n = old.n
+        self._rows["witness"] = new
+        self._step_rows = [self._rows[f] for f in STEP_FIELDS]
+
     def append_step(self, holds, decided, realised, fired, witness, reached) -> None:
         k = self.num_steps
         if k >= self.num_states:
@@ -467,6 +481,21 @@ class Episode(EpisodeView):
                         isinstance(c.get(k, ""), str) for k in ("head", "label", "text")):
                     raise self._meta_error("clauses", f"entry {i} must be {{\"id\": integer, \"head\", \"label\", "
                                                       f"\"text\": text}}, got {c!r:.80}")
+        if meta.get("rule_segments") is not None:     # core/sim/rule_segments.py
+            n_clauses = len(meta.get("clauses") or [])
+            for i, e in enumerate(need_list("rule_segments")):
+                if not isinstance(e, dict) or not all(is_int(e.get(k)) and e[k] >= 0
+                                                      for k in ("step", "offset", "count")) \
+                        or not all(isinstance(e.get(k), str) for k in ("rules", "ontology")) \
+                        or e["offset"] + e["count"] > n_clauses:
+                    raise self._meta_error("rule_segments", f"entry {i} must be {{\"step\", \"offset\", \"count\": "
+                                                            f"integers within the {n_clauses} clauses, \"rules\", "
+                                                            f"\"ontology\": text}}, got {e!r:.80}")
+            from .rule_segments import check as check_segments
+
+            problem = check_segments(meta)
+            if problem is not None:
+                raise self._meta_error("rule_segments", problem)
         if "config_texts" in meta and meta["config_texts"] is not None:
             texts = meta["config_texts"]
             if not isinstance(texts, dict) or not all(isinstance(t, str) for t in texts.values()):

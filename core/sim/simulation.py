@@ -101,6 +101,11 @@ class Simulation:
         #: editor branch that changed concepts/priorities from a step on (core/studio/apply.py); applied in
         #: step(), so replays from checkpoints apply them again
         self.agent_schedule: dict[int, AgentTable] = {}
+        #: rule programs that decide from a step on (step -> core.sim.rule_segments.RuleSegment): the rule editor's
+        #: branch with edited rules; set with set_rule_schedule, applied in step() (replays apply them again)
+        self.rule_schedule: dict[int, object] = {}
+        self._segment = None            # the RuleSegment deciding now (None: the config's program)
+        self._fired_offset = 0          # its clauses' offset in the recording's clause table
         self.buffer: EpisodeBuffer | None = None
         if record:
             self.buffer = EpisodeBuffer(self.agents, self._meta(), witness_vars=self._witness_vars())
@@ -266,6 +271,35 @@ class Simulation:
         if self.buffer is not None and self.buffer.num_states == self.step_index + 1:
             self.buffer.set_state_agents(self.step_index, table)
 
+    def set_rule_schedule(self, schedule: Mapping[int, object]) -> None:
+        """Let each :class:`~core.sim.rule_segments.RuleSegment` decide from its step on (core/sim/rule_segments.py);
+        the recording's witness columns grow to the widest program."""
+        self.rule_schedule = dict(schedule)
+        self._segment, self._fired_offset = None, 0
+        if self.rule_schedule and self.buffer is not None:
+            self.buffer.widen_witness(max(int(seg.program.max_vars) for seg in self.rule_schedule.values()))
+        self._scheduled_rules()
+
+    def _scheduled_rules(self) -> None:
+        """Put the program scheduled for this step in charge (engine, grounder for its ontology, clause offset)."""
+        starts = [k for k in self.rule_schedule if k <= self.step_index]
+        seg = self.rule_schedule[max(starts)] if starts else None
+        if seg is self._segment:
+            return
+        from ..logic import Grounder
+
+        self._segment = seg
+        program = seg.program if seg is not None else self.config.program
+        ontology = program.ontology if seg is not None else self.config.ontology
+        self.program = program
+        self.engine = seg.engine(self.engine_name) if seg is not None else make_engine(self.engine_name, program)
+        if ontology is not self.grounder.ontology:
+            cache = self.__dict__.setdefault("_grounders", {id(self.grounder.ontology): self.grounder})
+            if id(ontology) not in cache:
+                cache[id(ontology)] = Grounder(self.city, ontology)
+            self.grounder = cache[id(ontology)]
+        self._fired_offset = seg.offset if seg is not None else 0
+
     def _record_state(self) -> None:
         assert self.buffer is not None
         self.buffer.append_state(self.positions, self.headings, self.goals, self.path_index, self.plan_id,
@@ -292,6 +326,8 @@ class Simulation:
         t0 = time.perf_counter()
         if self.agent_schedule and prepared is None:
             self._scheduled_agents()
+        if self.rule_schedule and prepared is None:
+            self._scheduled_rules()
         if prepared is not None:
             grounding, decisions = prepared
             if grounding.snapshot.step != self.step_index:
@@ -307,6 +343,8 @@ class Simulation:
         self.step_index += 1
         if self.buffer is not None:
             fired, witness = explanation_arrays(decisions, decided, overrides, self._witness_vars())
+            if self._fired_offset:
+                fired[fired >= 0] += self._fired_offset     # global clause ids (core/sim/rule_segments.py)
             self.buffer.append_step(holds, decided, realised, fired, witness, reached)
             self._record_state()
         dt = time.perf_counter() - t0

@@ -219,10 +219,14 @@ def _schedule(config: Any, entries: list) -> dict:
 
 def start_config(config: Any, meta: dict) -> Any:
     """The config that re-simulates a recording: ``config`` itself, or with the recording's starting scene when it
-    was a branch (so reopening a saved project continues it exactly)."""
+    was a branch, its agent-table schedule and its rule programs per step segment (core/sim/rule_segments.py), so
+    reopening a saved project continues it exactly."""
+    from ..sim.rule_segments import SEGMENTS_KEY, schedule
+
     data = meta.get(SCENE_KEY)
     entries = meta.get(SCHEDULE_KEY)
-    if not data and not entries:
+    rules = meta.get(SEGMENTS_KEY)
+    if not data and not entries and not rules:
         return config
     extra = dict(config.extra or {})
     if data:
@@ -231,6 +235,13 @@ def start_config(config: Any, meta: dict) -> Any:
         extra.update({SCENE_KEY: scene_from_data(data), BRANCH_KEY: meta.get(BRANCH_KEY)})
     if entries:
         extra["agent_schedule"] = _schedule(config, entries)
+    if rules:     # the rule programs that decided each segment (core/studio/rule_branch.py)
+        from ..errors import LogiCityError
+
+        try:
+            extra["rule_schedule"] = schedule(meta)
+        except LogiCityError:   # a damaged file: re-simulated with the config's rules, continued where they agree
+            pass
     return replace(config, extra=extra)
 
 
@@ -239,11 +250,14 @@ def new_simulation(config: Any, seed: int, record: bool = True) -> Any:
     one (:func:`branch_config`, :func:`start_config`), else from step 0 with the seed's draws."""
     scene = (config.extra or {}).get(SCENE_KEY)
     schedule = dict((config.extra or {}).get("agent_schedule") or {})
+    rules = dict((config.extra or {}).get("rule_schedule") or {})
     if scene is None:
         from ..sim.simulation import Simulation
 
         sim = Simulation(config, seed=seed, record=record)
         sim.agent_schedule = schedule
+        if rules:
+            sim.set_rule_schedule(rules)
         return sim
     from ..sim.scene import build_simulation
     from ..sim.scene_io import scene_to_data
@@ -256,4 +270,6 @@ def new_simulation(config: Any, seed: int, record: bool = True) -> Any:
         if config.extra.get(BRANCH_KEY) is not None:
             meta[BRANCH_KEY] = dict(config.extra[BRANCH_KEY])
     sim.agent_schedule = schedule
+    if rules:
+        sim.set_rule_schedule(rules)
     return sim

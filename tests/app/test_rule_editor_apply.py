@@ -108,17 +108,31 @@ def test_apply_rules_from_zero_and_from_the_shown_step_then_save(qtbot, studio, 
     qtbot.waitUntil(lambda: panel.status.text() == "Analysis cancelled.", timeout=WAIT)
     assert panel.analyze_button.isEnabled()
 
-    # remove the rule again and re-decide from the shown step (1): a new recording starting in that state
-    positions_1 = win.history.array("positions")[1].copy()
+    # remove the rule again and re-decide from the shown step (1): a branch of the same recording, step 0 kept with
+    # its allstop explanation, the original rules deciding from step 1 on
+    positions_01 = win.history.array("positions")[:2].copy()
+    n_allstop = len(win.history.meta["clauses"])
     for _ in range(len("allstop: Stop(X) :- IsCar(X).") + 1):
         qtbot.keyClick(page.editor, Key.Key_Backspace)
     qtbot.waitUntil(lambda: not page.text().startswith("allstop"), timeout=WAIT)
     win.answers["apply_rules_here"] = "apply"
     win.set_cursor(1)
     ctl.apply_branch_action.trigger()
-    qtbot.waitUntil(lambda: win.history.meta.get("start") == "scene" and win.num_steps == 0, timeout=WAIT)
-    assert (win.history.array("positions")[0] == positions_1).all()
-    assert not any(c.get("label") == "allstop" for c in win.history.meta["clauses"])
+    qtbot.waitUntil(lambda: "rule_segments" in win.history.meta and not win.playback.syncing, timeout=WAIT)
+    assert win.num_steps == 1 and (win.history.array("positions") == positions_01).all()
+    assert [(e["step"], e["offset"]) for e in win.history.meta["rule_segments"]] == [(0, 0), (1, n_allstop)]
+    win.playback.step_forward()                  # the newest state: simulates one step with the edited rules
+    qtbot.waitUntil(lambda: win.num_steps == 2, timeout=WAIT)
+    labels = {c["id"]: c["label"] for c in win.history.meta["clauses"]}
+    assert labels[int(win.history.step_record(0).fired[car])] == "allstop"      # kept, explained as recorded
+    fired_1 = int(win.history.step_record(1).fired[car])
+    assert fired_1 == -1 or (fired_1 >= n_allstop and labels[fired_1] != "allstop")
+    win.set_cursor(0)
+    win.flush_redraw()
+    assert "allstop" in win.inspector.why.text()
+    win.set_cursor(1)
+    win.flush_redraw()
+    assert "allstop" not in win.inspector.why.text()
 
     # saving writes the rule text exactly as typed (a comment and a disabled clause stay)
     _type_at_end(qtbot, page, "% my note")
