@@ -1,8 +1,10 @@
 """VAP predictions in the studio (issue 15 item 4): a dock that opens a VAP dataset frame, loads a checkpoint and
 shows, per agent, the predicted vs true action (green / red badges), a hover card with predicted vs true
 groundings, the predicted scene graph (edges filtered by predicate), and for the split a confusion matrix with the
-per-action recall, aAcc and wAcc. Datasets are also generated from here (``core.tasks.vap.generate`` as a job:
-progress, Cancel, resumable).
+per-action recall, aAcc and wAcc. The studio's recording works too: "Shown step" renders the timeline's step as
+a VAP frame, "Follow timeline" redoes it whenever the timeline moves, and "Evaluate episode" fills the confusion
+matrix over every recorded step. Datasets are also generated from here (a settings dialog, then
+``core.tasks.vap.generate`` as a job: progress, Cancel, resumable).
 
 Every slow step — loading a checkpoint (torch), predicting a frame, evaluating a split, generating a dataset — is
 a job of the window's :class:`app.jobs.JobRunner`; a newer frame request makes the older one stale. Tools ▸ VAP
@@ -54,6 +56,7 @@ class VapPanel(QtWidgets.QWidget):
         self.overlay = None
         self.metrics = None
         self.job = None               # the long job running (evaluate / generate), for Cancel
+        self._job_kind = ""
         lay = QtWidgets.QVBoxLayout(self)
         row = QtWidgets.QHBoxLayout()
         self.open_btn = QtWidgets.QPushButton("Open dataset…")
@@ -87,11 +90,18 @@ class VapPanel(QtWidgets.QWidget):
         row3 = QtWidgets.QHBoxLayout()
         self.eval_btn = QtWidgets.QPushButton("Evaluate split")
         self.eval_btn.setToolTip("Confusion matrix and per-action recall of the loaded model on this split (cars)")
+        self.episode_btn = QtWidgets.QPushButton("Evaluate episode")
+        self.episode_btn.setToolTip("Confusion matrix and per-action recall of the loaded model over the studio's "
+                                    "recorded steps (truth: the recorded decisions; cars)")
+        self.follow = QtWidgets.QCheckBox("Follow timeline")
+        self.follow.setToolTip("Show the studio's shown step as a VAP frame whenever the timeline moves")
         self.cancel_btn = QtWidgets.QPushButton("Cancel")
         self.cancel_btn.setEnabled(False)
         self.progress = QtWidgets.QProgressBar()
         self.progress.setMaximumHeight(16)
         row3.addWidget(self.eval_btn)
+        row3.addWidget(self.episode_btn)
+        row3.addWidget(self.follow)
         row3.addWidget(self.cancel_btn)
         row3.addWidget(self.progress, 1)
         lay.addLayout(row3)
@@ -108,6 +118,12 @@ class VapPanel(QtWidgets.QWidget):
         self.gen_btn.clicked.connect(self._ask_generate)
         self.state_btn.clicked.connect(self.show_state)
         self.eval_btn.clicked.connect(self.evaluate_split)
+        self.episode_btn.clicked.connect(self.evaluate_episode)
+        self.follow.toggled.connect(lambda on: self.show_state() if on else None)
+        if session is not None:
+            session.events.cursor.connect(lambda _e: self._timeline_moved())
+            session.events.truncated.connect(lambda _e: self._episode_changed())
+            session.events.project.connect(lambda _e: self._episode_changed())
         self.cancel_btn.clicked.connect(self.cancel)
         self.stage.currentTextChanged.connect(lambda s: self._open_stage())
         self.slider.valueChanged.connect(self.show_frame)
@@ -211,6 +227,15 @@ class VapPanel(QtWidgets.QWidget):
         h = self.jobs.start(work, kind="VAP frame", key=f"vap-frame-{id(self)}")
         h.succeeded.connect(lambda res, h=h: None if h.stale else self._frame_ready(*res))
 
+    def _timeline_moved(self) -> None:
+        if self.follow.isChecked() and self.isVisible():
+            self.show_state()
+
+    def _episode_changed(self) -> None:
+        """The recording an episode evaluation reads was cut or replaced: its figures would mix episodes."""
+        if self.job is not None and self.job.is_running() and self._job_kind == "episode":
+            self.job.cancel()
+
     def _state_renderer(self, city):
         if self._renderer is None or self._renderer.city is not city:
             from core.render.icons import IconSet
@@ -279,16 +304,44 @@ class VapPanel(QtWidgets.QWidget):
         self.metrics = res.actions
         confusion_table(self.table, res.actions.confusion, ACTION_NAMES)
         rec = ", ".join(f"{a} {r:.3f}" for a, r in zip(ACTION_NAMES, res.actions.recalls))
+        what = "recorded steps" if res.stage == "episode" else f"{res.stage} frames"
         self.recall.setText(f"recall: {rec} — aAcc {res.actions.a_acc:.3f}, wAcc {res.actions.w_acc:.3f} "
-                            f"({res.frames} frames, {res.groundings} groundings)")
+                            f"({res.frames} {what}, {res.groundings} groundings)")
+
+    def evaluate_episode(self) -> None:
+        """The loaded model over every recorded step of the studio's episode (a job: progress, Cancel)."""
+        s = self.session
+        if self.model is None:
+            self._say("load a checkpoint first")
+            return
+        if s is None or s.history is None or s.project is None or s.history.num_steps == 0:
+            self._say("no recording to evaluate: open a project and simulate a few steps")
+            return
+        config, episode, model = s.project.config, s.history, self.model
+        if list(model.cfg.unary_names) != [p.name for p in config.ontology.unary] or \
+                list(model.cfg.binary_names) != [p.name for p in config.ontology.binary]:
+            self._say("the loaded checkpoint was trained on another ontology than this project's")
+            return
+        steps = range(episode.num_steps)
+
+        def work(ctx):
+            from core.render.icons import IconSet
+            from core.render.renderer import Renderer
+            from core.tasks.vap.evaluate import evaluate_episode
+
+            renderer = Renderer(config.city, icons=IconSet.load(library=None))
+            return evaluate_episode(model, config, episode, renderer, steps,
+                                    progress=lambda d, t, x="": ctx.progress(d, t, x), cancel=ctx)
+
+        self._run(work, "VAP episode evaluation", self._evaluated, job_kind="episode")
 
     # ---- dataset generation -------------------------------------------------------------------------------------
     def _ask_generate(self) -> None:
-        d = QtWidgets.QFileDialog.getExistingDirectory(self, "Folder for the new (or resumed) VAP dataset")
-        if d:
-            from core.tasks.vap import VapDataConfig
+        from app.vap_generate import GenerateDialog
 
-            self.generate(d, VapDataConfig())
+        dlg = GenerateDialog(self, str(self.data) if self.data is not None else "")
+        if dlg.exec() == QtWidgets.QDialog.DialogCode.Accepted:
+            self.generate(dlg.folder(), dlg.config())
 
     def generate(self, out: str | Path, config) -> None:
         def work(ctx):
@@ -305,10 +358,11 @@ class VapPanel(QtWidgets.QWidget):
             self.open_dataset(out)
 
     # ---- long jobs ----------------------------------------------------------------------------------------------
-    def _run(self, work, kind: str, done) -> None:
+    def _run(self, work, kind: str, done, *, job_kind: str = "") -> None:
         if self.job is not None and self.job.is_running():
             self._say("a VAP job is running; cancel it first")
             return
+        self._job_kind = job_kind
         self.progress.setValue(0)
         self.cancel_btn.setEnabled(True)
         self.job = h = self.jobs.start(work, kind=kind, key=f"vap-long-{id(self)}")

@@ -47,6 +47,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--weights", type=Path, default=None, help="local .safetensors ResNet weights (no download)")
     t.add_argument("--fraction", type=float, default=1.0, help="share of training frames used (data_rate)")
     t.add_argument("--max-minutes", type=float, default=None, help="stop after this long, keeping the best")
+    t.add_argument("--max-steps", type=int, default=None,
+                   help="stop after this many optimisation steps, keeping the best (a smoke run)")
     t.add_argument("--device", default="auto", help="auto (CUDA when present), cpu, cuda, cuda:1, …")
     t.add_argument("--threads", type=int, default=None, help="CPU threads for torch (default: half the cores)")
     t.add_argument("--seed", type=int, default=0)
@@ -130,7 +132,8 @@ def run_train(args: argparse.Namespace) -> int:
     s = TrainSettings(data=str(args.data), out=str(args.out), reasoning=args.model, setting=args.setting,
                       preset=args.preset, model=overrides, epochs=args.epochs,
                       reasoning_epochs=args.reasoning_epochs, batch_size=args.batch_size, fraction=args.fraction,
-                      max_minutes=args.max_minutes, device=args.device, threads=args.threads,
+                      max_minutes=args.max_minutes, max_steps=args.max_steps, device=args.device,
+                      threads=args.threads,
                       seed=args.seed)
     bar, progress = _bar(args.quiet)
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+import numpy as np
 import torch
 
 from ...models.vap.model import load_checkpoint, pick_device
@@ -82,3 +83,40 @@ def evaluate(checkpoint: str | Path, data: str | Path, stage: str = "test", grou
         if stop():
             break
     return EvalResult(actions, unary, binary, groundings, ds.stage, len(preds), preds)
+
+
+@torch.no_grad()
+def evaluate_episode(model, config, episode, renderer, steps: range | None = None,
+                     progress: Callable[..., None] | None = None, cancel: Any = None) -> EvalResult:
+    """Evaluate a loaded ``model`` on the recorded states of a studio episode (``config``: its SimConfig): each
+    state with a recorded decision is rendered as a VAP frame (:func:`core.tasks.vap.overlay.state_item`) and the
+    truth is the decision the simulator took. Cars only, one image at a time, as :func:`evaluate`."""
+    from .overlay import _predict, item_sample, state_item
+
+    steps = range(episode.num_steps) if steps is None else steps
+    stop = Cancel(cancel)
+    cfg = model.cfg
+    use_images = model.grounding is not None
+    actions = ActionMetrics()
+    unary = ConceptRecall(cfg.unary_names) if use_images else None
+    binary = ConceptRecall(cfg.binary_names) if use_images else None
+    side = cfg.image_side if use_images else None
+    preds: list[dict] = []
+    for j, k in enumerate(steps):
+        image, item = state_item(config, episode, k, renderer)
+        if len(item["agent_id"]):
+            act, pu, pb = _predict(model, lambda: item_sample(item, image, side))
+            car = item["car"]
+            actions.add_image(act[car].tolist(), item["action"][car].tolist())
+            if use_images:
+                unary.add(pu, item["unary"] > 0.5)
+                s = item["sees"].astype(float)
+                cov = (s.T @ s) > 0
+                np.fill_diagonal(cov, False)
+                binary.add(pb[cov], item["binary"][cov] > 0.5)
+            preds.append({"world": -1, "step": int(k), "pred": act.tolist()})
+        if progress is not None:
+            progress(j + 1, len(steps), f"step {k}")
+        if stop():
+            break
+    return EvalResult(actions, unary, binary, "predicted" if use_images else "gt", "episode", len(preds), preds)

@@ -18,7 +18,7 @@ import copy
 import json
 import math
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -48,6 +48,7 @@ class TrainSettings:
     reasoning_batch_size: int = 16
     fraction: float = 1.0            # share of the training frames used (the reference's data_rate)
     max_minutes: float | None = None
+    max_steps: int | None = None     # stop after this many optimisation steps (a smoke run), keeping the best
     device: str = "auto"
     threads: int | None = None       # CPU threads for torch (default: half the cores)
     seed: int = 0
@@ -124,6 +125,10 @@ def train(s: TrainSettings, progress: Callable[..., None] | None = None, cancel:
     cfg = preset(s.preset, reasoning=s.reasoning, setting=s.setting,
                  unary_names=tuple(info["unary_predicates"]), binary_names=tuple(info["binary_predicates"]),
                  **s.model)
+    if cfg.freeze_backbone and not cfg.weights:
+        # a frozen random backbone learns nothing: without ImageNet weights the paper preset trains it too
+        cfg = replace(cfg, freeze_backbone=False)
+        log("no --weights given: the backbone is trained from scratch instead of frozen")
     side = cfg.image_side
     train_gt = probe
     val_gt = VapFrames(s.data, "val", images=False)
@@ -154,7 +159,7 @@ def train(s: TrainSettings, progress: Callable[..., None] | None = None, cancel:
         done += 1
         if progress is not None:
             progress(done, total, text)
-        if stop() or time.perf_counter() > deadline:
+        if stop() or time.perf_counter() > deadline or (s.max_steps is not None and done >= s.max_steps):
             raise _Stop
 
     def keep(score: float, phase: str, epoch: int, metrics: dict) -> None:
