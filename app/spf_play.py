@@ -77,6 +77,9 @@ class SPFPlayWindow(QtWidgets.QMainWindow):
             sc.setContext(QtCore.Qt.ShortcutContext.WindowShortcut)
             sc.activated.connect(lambda a=int(action): self.act(a))
         self._on_choice(self.panel.mode, self.panel.split)
+        from app.spf_play_model import SPFModelDriver   # the Model dock: a trained run drives the ego (keys 5, M)
+
+        self.model_driver = SPFModelDriver(self)
 
     # ---- session ------------------------------------------------------------------------------------------------
     def _session_for(self, mode: str, split: str):

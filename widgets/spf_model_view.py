@@ -13,11 +13,15 @@ ACTIONS = ("Slow", "Normal", "Fast", "Stop")
 class ModelEpisodeView(QtWidgets.QWidget):
     stepChanged = QtCore.Signal(int)
 
-    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+    def __init__(self, parent: QtWidgets.QWidget | None = None, title: str = "") -> None:
         super().__init__(parent)
         self.episode = None
         lay = QtWidgets.QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
+        self.title = QtWidgets.QLabel(title)   # a column's model (side-by-side comparison)
+        self.title.setTextFormat(QtCore.Qt.TextFormat.RichText)
+        self.title.setVisible(bool(title))
+        lay.addWidget(self.title)
         self.summary = QtWidgets.QLabel("No episode run yet.")
         self.summary.setWordWrap(True)
         lay.addWidget(self.summary)
@@ -58,10 +62,16 @@ class ModelEpisodeView(QtWidgets.QWidget):
         lay.addWidget(self.facts, 1)
 
     # ---- data ----------------------------------------------------------------------------------------------
-    def set_episode(self, episode) -> None:
+    def set_title(self, text: str) -> None:
+        self.title.setText(text)
+        self.title.setVisible(bool(text))
+
+    def set_episode(self, episode, show: int | None = None) -> None:
+        """Show ``episode``; ``show`` = the step to show (default the first; a live run passes its newest)."""
         self.episode = episode
         n = len(episode.steps)
-        self.summary.setText(episode.summary())
+        self.summary.setText(episode.summary() if episode.result is not None else   # a run still going on
+                             f"{episode.policy}: {n} step(s), {len(episode.disagreement_steps())} disagreement(s)")
         dis = episode.disagreement_steps()
         vio = episode.violation_steps()
         self.dis_marks.setData(x=dis, y=[1.0] * len(dis))
@@ -70,8 +80,27 @@ class ModelEpisodeView(QtWidgets.QWidget):
         self.slider.setMaximum(max(1, n))
         self.slider.setEnabled(n > 0)
         if n:
-            self.slider.setValue(1)
-            self._show(1)
+            self.show_step(1 if show is None else show)
+        else:
+            self.step_label.setText("")
+            self.bars.setOpts(height=np.zeros(4))
+            self.oracle_bar.setOpts(x=[0], height=[0.0])
+            self.facts.clear()
+
+    @property
+    def shown_step(self) -> int:
+        """The step shown (1-based; 0 when there is none)."""
+        return self.slider.value() if self.episode is not None and self.episode.steps else 0
+
+    def show_step(self, step: int) -> None:
+        """Show ``step`` (clamped to the episode's steps) and emit ``stepChanged``."""
+        if not self.episode or not self.episode.steps:
+            return
+        step = min(max(int(step), 1), len(self.episode.steps))
+        if self.slider.value() != step:
+            self.slider.setValue(step)        # valueChanged shows it
+        else:
+            self._show(step)
 
     def marker_steps(self) -> tuple[list[int], list[int]]:
         """(disagreement steps, violation steps) as drawn on the timeline."""
