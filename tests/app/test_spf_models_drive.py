@@ -1,6 +1,6 @@
 """A model trained by the real trainer (tiny budget) drives in the studio (issue 14 item 5): live in the SPF play
 window (keys 5 and M), as a branch of the studio's recording from the shown step (the selected car follows the
-model, the worker re-simulates it, undo takes it back), and two models side by side on the same episode. The
+model, the worker re-simulates it), and two models side by side on the same episode. The
 observation the model saw is drawn on the map."""
 from __future__ import annotations
 
