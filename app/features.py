@@ -32,6 +32,7 @@ FEATURE_MODULES: list[str] = [
     "app.dataset_export",               # File > Export dataset…: exporters, backends, resume (issue 17)
     "app.spf_models",                   # SPF models dock: a trained policy driving an episode (issue 14)
     "app.vap_overlay",                  # Tools > VAP predictions: frames, checkpoints, confusion (issue 15)
+    "app.controllers.episode_info",     # File > Episode info…: saved episodes and the city/agents behind each (11)
 ]
 
 

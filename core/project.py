@@ -88,12 +88,17 @@ def _fresh_name(folder: Path, name: str, taken: set[str]) -> str:
 
 @dataclass
 class EpisodeEntry:
-    """An episode listed in the manifest. ``file`` is relative to the project folder."""
+    """An episode listed in the manifest. ``file`` is relative to the project folder. ``provenance``: the
+    content hashes of the city and agents that produced it (``{"city": sha256, "agents": sha256}``, from the
+    episode's meta; core/sim/provenance.py), so the manifest alone says which inputs made each recording; None
+    for an entry written before it was recorded. ``branched_at``: the step a branch continued from, if any."""
 
     file: str
     name: str = "main"
     seed: int = 0
     steps: int = 0
+    provenance: dict | None = None
+    branched_at: int | None = None
 
 
 @dataclass
@@ -250,7 +255,9 @@ def load_project(path: str | Path) -> Project:
             raise item.error(f"episode file not found: {file}", "file")
         episodes.append(EpisodeEntry(file, expect(item, "name", str, required=False, default=Path(file).stem),
                                      expect(item, "seed", int, required=False, default=seed),
-                                     expect(item, "steps", int, required=False, default=0)))
+                                     expect(item, "steps", int, required=False, default=0),
+                                     _entry_provenance(item),
+                                     expect(item, "branched_at", int, required=False, default=None)))
     current = d.get("current_episode")
     if current is not None and (not isinstance(current, int) or isinstance(current, bool)
                                 or not 0 <= current < len(episodes)):
@@ -275,7 +282,50 @@ def load_project(path: str | Path) -> Project:
 
 
 #: Keys of an ``episodes:`` item and of the ``studio:`` mapping (docs/projects.md).
-EPISODE_KEYS = ("file", "name", "seed", "steps")
+EPISODE_KEYS = ("file", "name", "seed", "steps", "provenance", "branched_at")
+PROVENANCE_KEYS = ("city", "agents")
+
+
+def _entry_provenance(item: Any) -> dict | None:
+    """An episode item's ``provenance: {city: <sha256>, agents: <sha256>}`` (optional), checked."""
+    prov = item.get("provenance")
+    if prov is None:
+        return None
+    if not isinstance(prov, dict):
+        raise item.error("provenance must be a mapping {city: <sha256>, agents: <sha256>}", "provenance")
+    reject_unknown_keys(prov, PROVENANCE_KEYS, "provenance", listed="known")
+    out = {}
+    for key in PROVENANCE_KEYS:
+        value = prov.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, str) or len(value) != 64 or any(c not in "0123456789abcdef" for c in value):
+            raise prov.error(f"provenance {key} must be a SHA-256 hex digest (64 characters 0-9a-f), got "
+                             f"{value!r:.80}", key) if hasattr(prov, "error") else \
+                item.error(f"provenance {key} must be a SHA-256 hex digest", "provenance")
+        out[key] = value
+    return out or None
+
+
+def _episode_item(e: EpisodeEntry) -> dict:
+    """The manifest item of ``e`` (provenance and branch step only when known)."""
+    d: dict[str, Any] = {"file": e.file, "name": e.name, "seed": e.seed, "steps": e.steps}
+    if e.provenance:
+        d["provenance"] = {k: e.provenance[k] for k in PROVENANCE_KEYS if k in e.provenance}
+    if e.branched_at is not None:
+        d["branched_at"] = int(e.branched_at)
+    return d
+
+
+def episode_entry_for(file: str, name: str, episode: Any, seed: int) -> EpisodeEntry:
+    """The manifest entry of a recording saved as ``file``: seed, steps, provenance and branch step from its meta."""
+    meta = episode.meta
+    prov = meta.get("provenance")
+    prov = {k: str(prov[k]) for k in PROVENANCE_KEYS if isinstance(prov, dict) and isinstance(prov.get(k), str)}
+    parent = meta.get("branched_from")
+    step = parent.get("step") if isinstance(parent, dict) else None
+    return EpisodeEntry(file, name, int(meta.get("seed", seed)), int(episode.num_steps), prov or None,
+                        int(step) if isinstance(step, int) and not isinstance(step, bool) else None)
 STUDIO_KEYS = ("colour_by", "selected", "step", "breakpoints")
 #: the same as core.sim.breakpoints.KEYS (tests/core/sim/test_breakpoint_conditions.py checks it)
 BREAKPOINT_KEYS = ("kind", "step", "agent", "type", "concept", "action", "clause", "mode", "enabled")
@@ -527,7 +577,7 @@ def save_project(project: Project, root: str | Path | None = None, episode: Any 
     parts["mode"] = _plan_part(root, "mode", _mode_text(cfg, parts).encode("utf-8"),
                                project.parts.get("mode") if same_folder else None, taken, writes)
 
-    entries = [EpisodeEntry(e.file, e.name, e.seed, e.steps) for e in project.episodes]
+    entries = [EpisodeEntry(e.file, e.name, e.seed, e.steps, e.provenance, e.branched_at) for e in project.episodes]
     if not same_folder and project.root is not None:   # "save as": carry the episodes over
         for i, e in enumerate(entries):
             if episode is not None and i == project.current_episode:
@@ -543,7 +593,7 @@ def save_project(project: Project, root: str | Path | None = None, episode: Any 
         fname = f"{EPISODE_DIR}/" + _fresh_name(root / EPISODE_DIR, f"{_slug(name)}.npz",
                                                 {Path(t).name for t in taken})
         writes.append((fname, lambda path: episode.save(path, extra_meta=episode_meta)))
-        entry = EpisodeEntry(fname, name, int(episode.meta.get("seed", project.seed)), int(episode.num_steps))
+        entry = episode_entry_for(fname, name, episode, project.seed)
         if current is None:
             entries.append(entry)
             current = len(entries) - 1
@@ -553,8 +603,7 @@ def save_project(project: Project, root: str | Path | None = None, episode: Any 
 
     manifest: dict[str, Any] = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "name": project.name,
                                 "mode": parts["mode"], "seed": int(project.seed),
-                                "episodes": [{"file": e.file, "name": e.name, "seed": e.seed, "steps": e.steps}
-                                             for e in entries],
+                                "episodes": [_episode_item(e) for e in entries],
                                 "current_episode": current}
     if project.studio:
         manifest["studio"] = _plain(dict(project.studio))

@@ -43,11 +43,11 @@ class RuleSegment:
     def ontology(self) -> Any:
         return self.program.ontology
 
-    def engine(self, name: str) -> Any:
+    def engine(self, name: str, make: Any) -> Any:
+        """The engine ``name`` for this program, built once with ``make(name, program)`` (the simulation's
+        ``make_engine``; passed in so this module does not import the simulation)."""
         if name not in self._engines:
-            from .simulation import make_engine
-
-            self._engines[name] = make_engine(name, self.program)
+            self._engines[name] = make(name, self.program)
         return self._engines[name]
 
 
