@@ -206,8 +206,13 @@ class SPFModelsPanel(QtWidgets.QWidget):
         return self.branch.start(self.policy, self.branch_steps.value())
 
     def show_branch(self, drive) -> None:
-        self.view.set_episode(drive.episode)
-        self.view.summary.setText(self.branch_label.text())
+        ep = drive.episode
+        self.view.set_episode(ep)
+        r = ep.result
+        dec, ok = sum(r.decided.values()), sum(r.ok.values())
+        self.view.summary.setText(f"Branch from step {drive.start}: {ep.policy} drives {drive.ego_name} — "
+                                  f"{'success' if ep.success else 'violation' if ep.fail else 'goal not reached'} "
+                                  f"(TSR {float(ep.success):.0f}), DSR {ok}/{dec}, score {r.score:.2f}")
 
     def drive_in_spf_window(self):
         """Open the SPF play window on the chosen episode of the model's mode and let the model drive it."""
