@@ -271,6 +271,15 @@ class Simulation:
         if self.buffer is not None and self.buffer.num_states == self.step_index + 1:
             self.buffer.set_state_agents(self.step_index, table)
 
+    def apply_schedules(self) -> None:
+        """Put the agent table and the rule program scheduled for the current step in charge (an agent editor or
+        rule editor branch, core/studio/apply.py, core/studio/rule_branch.py). :meth:`step` calls it; a caller that
+        grounds the state itself before ``step(prepared=...)`` (SPF driving) calls it first."""
+        if self.agent_schedule:
+            self._scheduled_agents()
+        if self.rule_schedule:
+            self._scheduled_rules()
+
     def set_rule_schedule(self, schedule: Mapping[int, object]) -> None:
         """Let each :class:`~core.sim.rule_segments.RuleSegment` decide from its step on (core/sim/rule_segments.py);
         the recording's witness columns grow to the widest program."""
@@ -324,10 +333,8 @@ class Simulation:
         CollidingClose's coin flips a second time and could disagree with what the caller saw.
         """
         t0 = time.perf_counter()
-        if self.agent_schedule and prepared is None:
-            self._scheduled_agents()
-        if self.rule_schedule and prepared is None:
-            self._scheduled_rules()
+        if prepared is None:
+            self.apply_schedules()
         if prepared is not None:
             grounding, decisions = prepared
             if grounding.snapshot.step != self.step_index:
