@@ -47,3 +47,23 @@ def test_make_train_eval(tmp_path, cli):
     assert code == 1 and "not a VAP dataset" in err
     code, out, err = cli("vap", "make", "--worlds", "1/1", "--out", str(tmp_path / "bad"))
     assert code == 1 and "TRAIN/VAL/TEST" in err
+
+
+def test_paper_preset_runs_a_few_steps_on_cpu(tmp_path, cli):
+    """The GPU configuration's command (docs/vap.md) on a CPU: ResNet-50 + FPN 256, stopped by --max-steps (at a
+    small --image-side here to keep the test short; docs/vap.md records the 1024² smoke run)."""
+    import yaml
+
+    from tests.support.vap import make_tiny
+
+    data, run = tmp_path / "data", tmp_path / "run"
+    make_tiny(data, worlds={"train": 1, "val": 1, "test": 0})
+    code, out, err = cli("vap", "train", "--model", "gnn", "--setting", "modular", "--preset", "paper",
+                         "--data", str(data), "--out", str(run), "--epochs", "1", "--reasoning-epochs", "1",
+                         "--max-steps", "2", "--image-side", "64", "--device", "cpu", "--threads", "1", "--quiet")
+    assert code == 0, err
+    assert "trained from scratch instead of frozen" in out and "stopped" in out
+    doc = yaml.safe_load((run / "config.yaml").read_text())
+    assert doc["model"]["backbone"] == "resnet50" and doc["model"]["fpn_channels"] == 256
+    assert doc["model"]["freeze_backbone"] is False and doc["training"]["stopped_early"] is True
+    assert doc["training"]["max_steps"] == 2
