@@ -263,8 +263,9 @@ class AnalysisPanel(QtWidgets.QWidget):
                 self._item(node, "no deadlock within the bound", colour="#116329")
 
     def _fill_coverage(self, cov: Any) -> None:
+        since = f" from step {cov.first_step} (the rules applied there)" if cov.first_step else ""
         top = self._item(self.tree, f"Coverage of the episode: {cov.decisions} rule decisions over {cov.steps} "
-                                    f"steps ({cov.default} default Normal, {cov.forced} forced left out)")
+                                    f"steps{since} ({cov.default} default Normal, {cov.forced} forced left out)")
         top.setExpanded(True)
         for c in cov.clauses:
             self._item(top, f"{c.label}: {c.count} ({100 * c.share:.1f} %)", c.line,

@@ -9,7 +9,7 @@ behaviour, exactly what the inspector shows.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -42,13 +42,16 @@ class Coverage:
     forced: int
     default: int                 # decisions no rule derived (default Normal)
     clauses: tuple[ClauseCount, ...]
+    first_step: int = 0          # counted from this step on (a rule branch: the steps its newest program decided)
 
     @property
     def never_fired(self) -> tuple[ClauseCount, ...]:
         return tuple(c for c in self.clauses if c.count == 0)
 
     def __str__(self) -> str:
-        lines = [f"coverage over {self.steps} steps x {self.agents} agents: {self.decisions} rule decisions "
+        since = f" (steps {self.first_step}–{self.first_step + self.steps - 1}, decided by the newest rules)" \
+            if self.first_step else ""
+        lines = [f"coverage over {self.steps} steps{since} x {self.agents} agents: {self.decisions} rule decisions "
                  f"({self.default} default Normal, {self.forced} forced actions left out)"]
         for c in self.clauses:
             where = f" (line {c.line})" if c.line else ""
@@ -58,7 +61,8 @@ class Coverage:
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"steps": self.steps, "agents": self.agents, "decisions": self.decisions, "forced": self.forced,
+        return {"steps": self.steps, "first_step": self.first_step, "agents": self.agents,
+                "decisions": self.decisions, "forced": self.forced,
                 "default": self.default, "clauses": [c.to_dict() for c in self.clauses],
                 "never_fired": [c.label for c in self.never_fired]}
 
@@ -87,12 +91,28 @@ def clause_coverage(fired: np.ndarray, clauses: Sequence[Mapping[str, Any]],
 
 def episode_coverage(episode, program=None) -> Coverage:
     """Coverage of an :class:`core.sim.episode.Episode` (or buffer) with its own clause table; clause lines are
-    taken from ``program`` (the analysed rule section) for clauses with the same label and text."""
+    taken from ``program`` (the analysed rule section) for clauses with the same label and text.
+
+    A recording whose rules were changed from a step on (``meta["rule_segments"]``, core/sim/rule_segments.py)
+    is covered over the steps its newest program decided, with that program's clauses (ids as in its own
+    table): what the rule editor, which shows the newest rules, asks about."""
     clauses = list(episode.meta.get("clauses") or [])
+    fired = episode.array("fired")
+    segments = sorted((e for e in episode.meta.get("rule_segments") or [] if isinstance(e, dict)),
+                      key=lambda e: int(e["step"]))
+    first = 0
+    if segments:   # the program that decided the newest recorded step (or the newest program, nothing recorded)
+        decided = [e for e in segments if int(e["step"]) < episode.num_steps]
+        last = decided[-1] if decided else segments[-1]
+        first, offset, count = int(last["step"]), int(last["offset"]), int(last["count"])
+        clauses = [dict(c, id=int(c["id"]) - offset) for c in clauses if offset <= int(c["id"]) < offset + count]
+        fired = np.asarray(fired[first:], np.int64)
+        fired = np.where(fired >= 0, fired - offset, fired)
     lines: dict[str, int | None] = {}
     if program is not None:
         texts = {str(c.get("label")): str(c.get("text")) for c in clauses}
         for c in program.clauses:
             if c.label in texts and texts[c.label] == str(c) and c.pos is not None:
                 lines[c.label] = c.pos.line
-    return clause_coverage(episode.array("fired"), clauses, lines)
+    cov = clause_coverage(fired, clauses, lines)
+    return replace(cov, first_step=first) if first else cov

@@ -142,3 +142,19 @@ def test_a_second_branch_before_the_first_replaces_it(branched):
     segs = s.history.meta[SEGMENTS_KEY]
     assert [(e["step"], e["offset"]) for e in segs] == [(0, 0), (3, n_old)]
     assert len(s.history.meta["clauses"]) == 2 * n_old and s.history.num_steps == 3
+
+
+def test_coverage_counts_the_steps_the_newest_rules_decided(branched):
+    from core.logic.coverage import episode_coverage
+
+    s, _, new, n_old, _ = branched
+    sim = resimulate(new, s.history.meta, T)
+    ep = sim.buffer
+    ep.meta.update({k: s.history.meta[k] for k in ("clauses", SEGMENTS_KEY)})
+    cov = episode_coverage(ep, new.program)
+    assert cov.first_step == K and cov.steps == T - K and "decided by the newest rules" in str(cov)
+    assert [c.label for c in cov.clauses] == [c.label for c in new.program.clauses]
+    counts = {c.label: c.count for c in cov.clauses}
+    cars = sum(int(k) == int(Kind.CAR) for k in ep.agents.kinds)
+    assert counts["allstop"] + counts["allstop2"] == cars * (T - K)
+    assert cov.clauses[0].line == 7      # lines of the analysed (newest) text: right after "#ontology full." (6)
