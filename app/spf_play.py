@@ -199,8 +199,10 @@ class SPFPlayWindow(QtWidgets.QMainWindow):
         if rec is None:
             text = "start of the episode"
         else:
-            text = (f"step {rec.step}: you chose {ACTION_NAMES[rec.action]}, the oracle {ACTION_NAMES[rec.oracle_action]}"
-                    f", reward {rec.reward:+.4f}")
+            driver = getattr(self, "model_driver", None)
+            who = "the model" if driver is not None and rec.step in driver.driven else "you"
+            text = (f"step {rec.step}: {who} chose {ACTION_NAMES[rec.action]}, the oracle "
+                    f"{ACTION_NAMES[rec.oracle_action]}, reward {rec.reward:+.4f}")
             if rec.violations:
                 text += " — violated: " + "; ".join(v["rule"] for v in rec.violations)
         self.panel.show_review(k, s.num_steps, text)
@@ -324,7 +326,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mode", default="easy", choices=("easy", "medium", "hard", "expert"))
     ap.add_argument("--split", default="test", choices=("test", "val"))
     ap.add_argument("--episode", type=int, default=0)
-    ap.add_argument("--keys", default="", help="key presses to play at start, e.g. 2224 (screenshots, demos)")
+    ap.add_argument("--keys", default="", help="key presses to play at start, e.g. 2224 (screenshots, demos; 5 = "
+                    "a step of the --model)")
+    ap.add_argument("--model", default=None, help="a trained run folder (spf train --out DIR) for the Model dock")
     ap.add_argument("--show", type=int, default=None, help="scrub to this state after the key presses")
     ap.add_argument("--hint", action="store_true", help="show the oracle's suggestion")
     ap.add_argument("--screenshot", default=None, help="save the window as PNG and exit")
@@ -337,9 +341,13 @@ def main(argv: list[str] | None = None) -> int:
     win.show()
     win.panel.hint_check.setChecked(args.hint)
     win.start(args.mode, args.split, args.episode)
+    if args.model:
+        win.model_driver.load(args.model)
     for ch in args.keys:
         if ch in KEY_MAP:
             win.act(int(KEY_MAP[ch]))
+        elif ch == "5":
+            win.model_driver.model_step()
     if args.show is not None:
         win.show_state(args.show)
     if args.screenshot:

@@ -97,6 +97,13 @@ class SPFModelDriver(QtCore.QObject):
         self.dock.setObjectName("spfModelDock")
         self.dock.setWidget(box)
         w.addDockWidget(QtCore.Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
+        self.dock.hide()                      # human play needs the room; shown with a model or from the toolbar
+        toggle = self.dock.toggleViewAction()
+        toggle.setText("Model dock")
+        toggle.setToolTip("Show the Model dock: load a trained run and let it drive (keys 5, M)")
+        bar = w.addToolBar("Model")
+        bar.setObjectName("spfModelToolbar")
+        bar.addAction(toggle)
         self.overlay = ObservationOverlay(w.map.vb)
         self._enable()
 
@@ -137,6 +144,9 @@ class SPFModelDriver(QtCore.QObject):
                                f"{tr.get('steps', '?')} steps)")
         self.pending.clear()
         self._enable()
+        if not self.dock.isVisible():
+            self.dock.show()
+            self.win.resizeDocks([self.dock], [430], QtCore.Qt.Orientation.Horizontal)   # leave the map room
         if s is not None and s.started:
             self._reset_run()
             self._on_state(self.win.shown)

@@ -73,6 +73,7 @@ def test_the_model_drives_live_in_the_spf_window(qtbot, runs):
     d.view.slider.setValue(2)
     assert win.shown == 1
     # M: the model drives on its own until the episode ends, then the run counts in TSR / DSR
+    d.rate.setCurrentIndex(d.rate.count() - 1)       # the fastest rate offered
     qtbot.keyClick(win.map, "m")
     assert d.drive_action.isChecked()
     qtbot.waitUntil(lambda: s.done, timeout=60_000)
