@@ -43,8 +43,8 @@ class GenerateDialog(QtWidgets.QDialog):
         self.seed.setRange(0, 2**31 - 1)
         self.workers = QtWidgets.QSpinBox()
         self.workers.setRange(1, 64)
-        self.workers.setValue(2)
-        self.workers.setToolTip("threads encoding PNG frames (the files do not depend on it)")
+        self.workers.setValue(1)
+        self.workers.setToolTip("processes making worlds in parallel (the files do not depend on it)")
         for label, w in (("Mode", self.mode), ("Agents", self.agents), ("Worlds", self.worlds),
                          ("Steps per world", self.steps), ("Direction", self.direction), ("Seed", self.seed),
                          ("Workers", self.workers)):

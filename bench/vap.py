@@ -1,6 +1,6 @@
 """VAP dataset generation speed. Run at normal priority (it prints the load average):
 
-    .venv/bin/python bench/vap.py [--worlds 3/0/0] [--workers 2] [--png-encoder isal|zlib]
+    .venv/bin/python bench/vap.py [--worlds 3/0/0] [--workers 1] [--png-encoder isal|zlib]
 
 Prints frames/s of ``generate`` (simulation, grounding, labels, rendering, PNG encoding and the Parquet/JSONL
 tables, everything a dataset needs) over whole worlds, with set-up (config loading, static map) apart, and the
@@ -28,10 +28,11 @@ def main() -> int:
     ap.add_argument("--mode", default="easy")
     ap.add_argument("--worlds", default="3/0/0")
     ap.add_argument("--steps", type=int, default=100)
-    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--workers", type=int, default=1, help="processes making worlds (1 = in this process)")
     ap.add_argument("--png-encoder", choices=("isal", "zlib"), default="isal")
     args = ap.parse_args()
     import os
+    import resource
 
     from core.tasks.vap import VapDataConfig, generate, parse_worlds
     from core.tasks.vap import png
@@ -46,22 +47,28 @@ def main() -> int:
     marks: list[float] = []
     with tempfile.TemporaryDirectory() as out:
         t0 = time.perf_counter()
-        c0 = time.process_time()
+        c0 = time.process_time() + _children_cpu(resource)
         res = generate(cfg, out, progress=lambda done, total, text="": marks.append(time.perf_counter()))
         total = time.perf_counter() - t0
-        cpu = time.process_time() - c0
+        cpu = time.process_time() + _children_cpu(resource) - c0
     frames = res.frames
     first = marks[0] if marks else t0
     steady = frames / max(1e-9, marks[-1] - first) if len(marks) > 1 else 0.0
     fps = frames / total
-    print(f"machine: {os.cpu_count()} CPU(s), load average {os.getloadavg()[0]:.1f}; workers {args.workers}")
+    print(f"machine: {os.cpu_count()} CPU(s), load average {os.getloadavg()[0]:.1f}; worker processes "
+          f"{args.workers}")
     print(f"generate {args.worlds} worlds x {args.steps} steps ({args.mode}): {frames} frames in {total:.2f} s")
     print(f"  frames/s incl. per-run set-up: {fps:.1f}  (target {TARGET_FPS:.0f}: ratio {fps / TARGET_FPS:.2f})")
     print(f"  frames/s steady (first to last frame): {steady:.1f}  (ratio {steady / TARGET_FPS:.2f})")
-    print(f"  CPU {cpu / max(frames, 1) * 1000:.1f} ms per frame, all threads ({frames / max(cpu, 1e-9):.1f} frames "
+    print(f"  CPU {cpu / max(frames, 1) * 1000:.1f} ms per frame, all threads and worker processes ({frames / max(cpu, 1e-9):.1f} frames "
           f"per CPU-second); PNG encoder: {png.encoder_name(cfg.png_level)}")
     _stages(args.mode)
     return 0
+
+
+def _children_cpu(resource) -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)   # worker processes, counted once they have ended
+    return r.ru_utime + r.ru_stime
 
 
 def _stages(mode: str) -> None:

@@ -24,7 +24,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="shipped icon art (reproducible) or your accepted library icons")
     m.add_argument("--ppc", type=int, default=None,
                    help="pixels per cell (default: the mode's, 8 = 1024² frames of 128×128 cells)")
-    m.add_argument("--workers", type=int, default=2, help="threads encoding PNG frames (default 2)")
+    m.add_argument("--workers", type=int, default=1,
+                   help="processes making worlds in parallel (default 1 = this process; give the number of free "
+                        "cores on a big machine); the files are the same either way")
     m.add_argument("--png-level", type=int, default=1,
                    help="zlib level of the frames, 0-9 (default 1; 0 = uncompressed, ~3 MB a frame, fastest)")
     m.add_argument("--out", type=Path, required=True, help="dataset folder (created; resumed when it exists)")

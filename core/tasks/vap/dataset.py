@@ -200,34 +200,48 @@ def generate(config: VapDataConfig, out_dir: str | Path, progress: Progress | No
     jobs = [(s, w) for s in STAGES for w in range(config.world_count(s))]
     per_world = config.steps - 1
     total = len(jobs) * per_world
-    with _Lock(out), ThreadPoolExecutor(max_workers=config.workers, thread_name_prefix="vap-png") as pool:
+    with _Lock(out):
         _clean_partials(out)
-        done = 0
+        todo = []
         for stage, w in jobs:
-            final = world_dir(out, stage, w)
-            if (final / "world.json").exists():
+            if (world_dir(out, stage, w) / "world.json").exists():
                 skipped += 1
-                done += per_world
-                if progress is not None:
-                    progress(done, total, f"{stage} world {w}: already done")
-                continue
-            if stop():
-                cancelled = True
-                break
-            base = done
+            else:
+                todo.append((stage, w))
+        done = skipped * per_world
+        if progress is not None and skipped:
+            progress(done, total, f"{skipped} world(s) already done")
+        ticks: dict[tuple[str, int], int] = {}
 
-            def tick(k: int, base=base, stage=stage, w=w) -> None:
-                if progress is not None:
-                    progress(base + k, total, f"{stage} world {w}")
+        def tick(stage: str, w: int, k: int) -> None:
+            ticks[(stage, w)] = k
+            if progress is not None:
+                progress(done + sum(ticks.values()), total, f"{stage} world {w}")
 
-            summary = make_world(config, stage_cfgs[stage], stage, w, final, icons, pool, tick, stop)
-            if summary is None:
-                cancelled = True
-                break
+        def world_done(summary: dict) -> None:
+            nonlocal made, frames, done
             made += 1
             frames += summary["frames"]
+            ticks.pop((summary["stage"], summary["world"]), None)
             done += per_world
             write_manifest(out, config, hashes, fp, stage_cfgs["train"])
+
+        if config.workers > 1 and len(todo) > 1:
+            from .pool import run_worlds
+
+            cancelled = run_worlds(config, out, todo, stop, tick, world_done)
+        else:
+            with ThreadPoolExecutor(max_workers=1, thread_name_prefix="vap-png") as pool:
+                for stage, w in todo:
+                    if stop():
+                        cancelled = True
+                        break
+                    summary = make_world(config, stage_cfgs[stage], stage, w, world_dir(out, stage, w), icons,
+                                         pool, lambda k, s=stage, w=w: tick(s, w, k), stop)
+                    if summary is None:
+                        cancelled = True
+                        break
+                    world_done(summary)
         manifest = write_manifest(out, config, hashes, fp, stage_cfgs["train"])
     return GenerationResult(manifest, made, skipped, cancelled, frames, time.perf_counter() - t0)
 

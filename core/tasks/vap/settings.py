@@ -31,7 +31,8 @@ class VapDataConfig:
     reference: the move to the next state) or ``own`` (the agent's current heading; no look-ahead);
     ``seed`` offsets every world seed; ``render_seed`` fixes the static map's tile and building art;
     ``icons`` ``default`` (the shipped art, reproducible anywhere) or ``library`` (the user's accepted icons);
-    ``png_level`` zlib level of the frames; ``workers`` threads that encode frames.
+    ``png_level`` deflate level of the frames (1: ISA-L); ``workers`` processes making worlds in parallel
+    (1: in this process; each process encodes its PNGs in one background thread). The files do not depend on it.
     """
 
     mode: str = "easy"
@@ -45,7 +46,7 @@ class VapDataConfig:
     px_per_cell: int | None = None       # None: the mode's vap block (8)
     crop: tuple[int, int, int, int] | None = None   # None: the mode's vap block (0, 0, 128, 128)
     png_level: int = 1
-    workers: int = 2
+    workers: int = 1
 
     def __post_init__(self) -> None:
         if self.agents not in AGENT_CHOICES:

@@ -109,11 +109,14 @@ def test_manifest_counts_hashes_and_seeds(tiny_vap):
 
 def test_same_seed_same_bytes_other_seed_other_data(tiny_vap, tmp_path):
     out, _ = tiny_vap
-    make_tiny(tmp_path / "again", worlds={"train": 1}, workers=3)   # the fixture used 1 worker
-    a, b = out / "train" / "world_0000", tmp_path / "again" / "train" / "world_0000"
-    assert _rows(a) == _rows(b)
-    pngs = sorted(p.name for p in a.glob("*.png"))
-    assert pngs and all((a / n).read_bytes() == (b / n).read_bytes() for n in pngs)
+    make_tiny(tmp_path / "again", workers=2)    # two worker processes; the fixture made its worlds in-process
+    for stage in ("train", "val"):
+        a, b = out / stage / "world_0000", tmp_path / "again" / stage / "world_0000"
+        assert _rows(a) == _rows(b)
+        names = sorted(p.name for p in a.iterdir())
+        assert names == sorted(p.name for p in b.iterdir()) and any(n.endswith(".png") for n in names)
+        assert all((a / n).read_bytes() == (b / n).read_bytes() for n in names)
+    a = out / "train" / "world_0000"
     make_tiny(tmp_path / "other", worlds={"train": 1}, seed=7)
     assert _rows(tmp_path / "other" / "train" / "world_0000") != _rows(a)
 
@@ -180,7 +183,9 @@ def test_resume_after_a_killed_generation(tmp_path, tiny_vap):
     out = tmp_path / "killed"
     code = ("import sys; sys.path.insert(0, %r)\n"
             "from tests.support.vap import make_tiny\n"
-            "make_tiny(__import__('pathlib').Path(%r), worlds={'train': 4}, steps=40)\n") % (str(ROOT), str(out))
+            "if __name__ == '__main__':\n"
+            "    make_tiny(__import__('pathlib').Path(%r), worlds={'train': 4}, steps=40, workers=2)\n"
+            ) % (str(ROOT), str(out))
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
     try:
@@ -210,9 +215,28 @@ def test_resume_after_a_killed_generation(tmp_path, tiny_vap):
     assert not (out / ".generating.lock").exists()
     # the resumed dataset is the one an uninterrupted run writes, file for file and byte for byte
     fresh = tmp_path / "fresh"
-    generate(tiny_config(worlds={"train": 4}, steps=40, workers=2), fresh)
+    generate(tiny_config(worlds={"train": 4}, steps=40, workers=1), fresh)
     names = sorted(str(p.relative_to(fresh)) for p in fresh.rglob("*") if p.is_file())
     assert names == sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
     for n in names:
         if n != "dataset_info.json":   # it says when it was updated
             assert (fresh / n).read_bytes() == (out / n).read_bytes(), n
+
+
+def test_worker_processes_report_progress_and_cancel(tmp_path):
+    from core.tasks.vap import generate
+
+    seen = []
+
+    def progress(done, total, text=""):
+        seen.append((done, total))
+
+    out = tmp_path / "p"
+    res = generate(tiny_config(worlds={"train": 3}, steps=30, workers=2), out, progress=progress,
+                   cancel=lambda: len(seen) > 20)
+    assert res.cancelled and res.made < 3
+    assert seen and all(t == 3 * 29 for _, t in seen) and all(d <= t for d, t in seen)
+    assert not list((out / "train").glob(".world_*"))          # the workers' worlds in progress were discarded
+    assert json.loads((out / "dataset_info.json").read_text())["status"] == "incomplete"
+    res2 = generate(tiny_config(worlds={"train": 3}, steps=30, workers=2), out)
+    assert res2.made + res2.skipped == 3 and res2.skipped == res.made and not res2.cancelled
