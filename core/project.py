@@ -29,7 +29,7 @@ import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from .errors import ConfigError, EpisodeFileError, LogiCityError
 from .fileio import atomic_writer, atomic_write_bytes
@@ -525,11 +525,15 @@ def _refuse_bad_names(root: Path, names: Mapping[str, str], what: str) -> None:
 
 
 def save_project(project: Project, root: str | Path | None = None, episode: Any = None,
-                 episode_meta: Mapping[str, Any] | None = None, replace: bool = False) -> Path:
+                 episode_meta: Mapping[str, Any] | None = None, replace: bool = False,
+                 kept: Sequence[tuple[str, Any]] = ()) -> Path:
     """Save ``project`` into ``root`` (default: its folder) atomically; returns the manifest path.
 
     ``episode`` (an :class:`~core.sim.episode.EpisodeBuffer`), when given, becomes the project's current
-    episode ("main"), replacing the previous current one. Updates ``project`` (root, parts, episodes) in place.
+    episode ("main"), replacing the previous current one. ``kept``: (name, episode) pairs written as further
+    episodes of the project, appended to its list (the current one keeps its index): recordings a branch replaced
+    on screen, which the studio keeps (core/studio/session.py). Updates ``project`` (root, parts, episodes) in
+    place.
 
     A folder that holds *another* project is refused (:class:`~core.errors.ConfigError`) unless ``replace``:
     then that project is replaced as cleanly as a save of its own: after the commit the files its manifest used
@@ -588,6 +592,12 @@ def save_project(project: Project, root: str | Path | None = None, episode: Any 
             writes.append((e.file, lambda path, src=src: _copy_file(src, path)))
             taken.add(e.file)
     current = project.current_episode
+    for name, kept_episode in kept:      # before the current one, which keeps its index (or is appended after)
+        kname = f"{EPISODE_DIR}/" + _fresh_name(root / EPISODE_DIR, f"{_slug(name)}.npz",
+                                                {Path(t).name for t in taken})
+        writes.append((kname, lambda path, ep=kept_episode: ep.save(path)))
+        taken.add(kname)
+        entries.append(episode_entry_for(kname, name, kept_episode, project.seed))
     if episode is not None:
         name = "main" if current is None else entries[current].name
         fname = f"{EPISODE_DIR}/" + _fresh_name(root / EPISODE_DIR, f"{_slug(name)}.npz",

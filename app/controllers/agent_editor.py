@@ -23,7 +23,7 @@ from core.agents.spec import AgentSet
 from core.codes import Kind
 from core.errors import LogiCityError
 from core.studio import agent_sets as A
-from core.studio.apply import apply_status, branch_config, branch_in_place, continue_problem, refusal
+from core.studio.apply import BRANCH_KEY, apply_status, branch_config, branch_in_place, continue_problem, refusal
 
 from ..features import FeatureSpec, register
 from ..panels import RIGHT, PanelSpec
@@ -415,7 +415,8 @@ class AgentEditorController(QtCore.QObject):
             self._show_provenance()
             self.status(f"Branched at step {k}: the edited agents hold from step {k} on")
             return True
-        later = f" The recorded steps (0–{t}) are replaced; save first to keep them." if t else ""
+        later = (f" The recorded steps (0–{t}) are kept as a further episode of the project when you save it "
+                 f"(File ▸ Episode info lists it)." if t else "")
         ans = self.window.ask("apply_branch", "Branch with the edits?",
                               f"Start a new recording from step {k} with the edited agents ({why_new}): recorded "
                               f"agents continue from where they are at step {k} (it becomes step 0), new ones "
@@ -430,6 +431,9 @@ class AgentEditorController(QtCore.QObject):
             self.window.show_error("Cannot branch with the edits", "(agent editor)", exc.message, label="Where")
             return False
         playback.pause()
+        kept = s.keep_recording(f"before branch at step {k}") if t else None
+        if kept is not None:
+            cfg.extra[BRANCH_KEY]["episode"] = kept      # the new recording names the one it branched from
         s.restart(None)
         self.window.controller.reset(cfg, seed)
         self.status(f"Branching at step {k} with the edited agents…")

@@ -114,6 +114,9 @@ class Session:
         self._want_selected: str | None = None   # agent to select once a new recording starts
         #: the episode file shown as a read-only replay (it cannot be simulated further; Save As makes a project)
         self.read_only: Path | None = None
+        #: recordings a branch replaced on screen, (name, episode): the next save writes them into the project as
+        #: further episodes (core/project.py ``kept``), so a branch that starts a new recording loses nothing
+        self.kept: list[tuple[str, EpisodeView]] = []
 
     # ---- queries ----------------------------------------------------------------------------------------------
     @property
@@ -176,6 +179,7 @@ class Session:
         bps = self._breakpoints_from(studio.get("breakpoints"), tuple(project.config.agents.table().names),
                                      problems)
         self._other_changes = False
+        self.kept = []
         self.stack.clear()
         self.markers.reset()
         self.selected = None
@@ -275,6 +279,18 @@ class Session:
         if self.cursor > k:
             self.set_cursor(k)
         return k
+
+    def keep_recording(self, why: str) -> str | None:
+        """Keep the shown recording for the next save (a branch is about to replace it with a new one); returns
+        the name it will be saved under ("main before branch at step 8"), None when there is nothing to keep."""
+        if self.history is None or self.project is None or self.read_only is not None:
+            return None
+        current = self.project.current_episode
+        base = self.project.episodes[current].name if current is not None else "main"
+        name = f"{base} {why}"
+        self.kept.append((name, self.history))
+        self.mark_modified()
+        return name
 
     def restart(self, seed: int | None = None) -> None:
         """Before a reset of the simulation: a new seed (an unsaved change), no forced actions; the selected agent
@@ -418,7 +434,9 @@ class Session:
             raise ValueError("no project to save")
         self.project.studio = self.studio_state()
         meta = {"interventions": [dict(e) for e in self.interventions]} if self.interventions else None
-        path = save_project(self.project, folder, episode=self.history, episode_meta=meta, replace=replace)
+        path = save_project(self.project, folder, episode=self.history, episode_meta=meta, replace=replace,
+                            kept=[(n, e) for n, e in self.kept if e is not self.history])
+        self.kept = []
         self.mark_saved()
         self.events.saved.emit(value=path)
         return path

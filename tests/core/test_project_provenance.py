@@ -57,3 +57,31 @@ def test_old_manifests_without_provenance_still_open_and_bad_ones_are_refused(co
     with pytest.raises(ConfigError, match="SHA-256") as exc:
         load_project(root)
     assert exc.value.location() and "project.yaml" in str(exc.value.location())
+
+
+def test_a_recording_kept_by_a_branch_is_saved_as_a_further_episode(config, tmp_path):
+    from core.studio.session import Session
+
+    s = Session()
+    s.open(new_project(config, seed=3))
+    sim = Simulation(config, seed=3)
+    sim.run(5)
+    s.set_history(sim.buffer)
+    assert s.keep_recording("before branch at step 3") == "main before branch at step 3" and s.modified
+    other = Simulation(config, seed=4)
+    other.run(2)
+    other.buffer.meta["branched_from"] = {"step": 3, "seed": 3, "provenance": None,
+                                          "episode": "main before branch at step 3"}
+    s.set_history(other.buffer)
+    root = tmp_path / "proj"
+    s.save(root)
+    assert s.kept == [] and not s.modified
+    p = load_project(root)
+    assert [(e.name, e.steps, e.branched_at) for e in p.episodes] == [("main before branch at step 3", 5, None),
+                                                                      ("main", 2, 3)]
+    assert p.current_episode == 1 and p.episodes[0].provenance == p.episodes[1].provenance
+    assert open_episode(p, 0).num_steps == 5 and open_episode(p).meta["branched_from"]["episode"] == p.episodes[0].name
+    # saved again: both stay (the kept one is a project episode now, carried like any other)
+    s.open(p, open_episode(p))
+    s.save(root)
+    assert [e.name for e in load_project(root).episodes] == ["main before branch at step 3", "main"]
