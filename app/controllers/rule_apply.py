@@ -79,13 +79,17 @@ class RuleApplyMixin:
     def apply_from_shown(self) -> bool:
         """Re-decide from the shown step with the edited rules: a branch of the same recording (steps 0..k kept,
         decided by the rules that made them; the edited rules decide from step k on; core/studio/rule_branch.py)."""
-        from core.studio.rule_branch import branch_rules_in_place
+        from core.studio.rule_branch import branch_problem, branch_rules_in_place
 
         pb, s = self._playback(), self.session
         if pb.refused_read_only("apply rules") or s.history is None:
             return False
         if pb.syncing:
             self.window.status("Still re-simulating the loaded episode; apply again in a moment.")
+            return False
+        why = branch_problem(s)
+        if why is not None:
+            self.window.status(f"Cannot apply the rules from the shown step: {why}.", 15000)
             return False
         k, t = int(s.cursor), s.num_steps
         if k > pb.sim_steps:

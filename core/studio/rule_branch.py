@@ -24,7 +24,24 @@ from typing import Any
 from ..sim.rule_segments import SEGMENTS_KEY, segment_entry, segments
 from .apply import BRANCH_KEY
 
-__all__ = ["branch_rules_in_place", "rules_segments_text"]
+__all__ = ["branch_problem", "branch_rules_in_place", "rules_segments_text"]
+
+
+def branch_problem(session: Any) -> str | None:
+    """Why the shown recording cannot be continued with edited rules in place, or None: the re-simulation of
+    steps 0..k runs the project's city and agents, so they must be the ones that made the recording."""
+    from .apply import apply_status
+
+    st = apply_status(session)
+    if st is None or session.history is None:
+        return "there is no recording"
+    if st.recorded is None:
+        return "the recording does not say which city and agents made it (an older file)"
+    if st.pending:
+        what = " and ".join(w for w, c in (("city", st.city_changed), ("agents", st.agents_changed)) if c)
+        return (f"the {what} were edited since this recording (apply them first in the agent editor, or "
+                f"re-simulate from step 0 with the edited rules)")
+    return None
 
 
 def branch_rules_in_place(session: Any, k: int, config: Any) -> int:

@@ -122,6 +122,14 @@ def test_saved_branch_round_trips_and_reopens_continuable(branched, tmp_path):
     assert ep.meta[SEGMENTS_KEY] == s.history.meta[SEGMENTS_KEY]
     again = resimulate(new, ep.meta, T)                    # what reopening the project re-simulates
     assert_same_episode(again.buffer, ep)
+    # opened on its own as a read-only replay: the embedded (newest) rules and the segments explain every step
+    from core.studio.episode_file import load_episode_file
+
+    project, replay = load_episode_file(path)
+    car = next(i for i, k in enumerate(replay.agents.kinds) if int(k) == int(Kind.CAR))
+    insp = Inspector(project.config)
+    assert "'allstop" in insp.report(replay, K + 1, car, recompute=False).fired
+    assert "allstop" not in (insp.report(replay, 1, car, recompute=False).explanation or "")
     # a damaged segment is refused when the file is opened, naming the field
     with zipfile.ZipFile(path) as zf:
         members = {n: zf.read(n) for n in zf.namelist()}
@@ -158,3 +166,19 @@ def test_coverage_counts_the_steps_the_newest_rules_decided(branched):
     cars = sum(int(k) == int(Kind.CAR) for k in ep.agents.kinds)
     assert counts["allstop"] + counts["allstop2"] == cars * (T - K)
     assert cov.clauses[0].line == 7      # lines of the analysed (newest) text: right after "#ontology full." (6)
+
+
+def test_refused_when_the_agents_were_edited_since_the_recording(config):
+    from core.studio import agent_sets as A
+    from core.studio.rule_branch import branch_problem
+
+    s = Session()
+    s.open(new_project(config, seed=3))
+    sim = Simulation(config, seed=3)
+    sim.run(2)
+    s.set_history(sim.buffer)
+    assert branch_problem(s) is None
+    s.execute(A.edit(s, "agents", [0], add_concepts=["tiro"]))
+    assert "agents were edited" in branch_problem(s)
+    s.stack.undo()
+    assert branch_problem(s) is None
