@@ -28,15 +28,21 @@ def register_train(s) -> None:
     t.add_argument("--val-episodes", type=int, default=20, help="validation episodes per check (of 40)")
     t.add_argument("--eval-every", type=int, default=None, help="steps between validations (default: budget/10 "
                                                                 "RL, /5 BC)")
-    t.add_argument("--demos", type=Path, default=None, help="BC: demonstrations file (spf collect); default: "
-                                                            "collect --n-demos once and cache in demos/")
+    t.add_argument("--demos", type=Path, nargs="+", default=None, help="BC: demonstrations file(s) (spf collect); "
+                                                                      "default: collect --n-demos once and cache in "
+                                                                      "demos/")
     t.add_argument("--n-demos", type=int, default=200, help="BC: oracle trajectories to collect")
+    t.add_argument("--demo-worlds", type=int, default=1, help="BC: split --n-demos over this many worlds (seeds "
+                                                              "0, 1, ...; each cached in demos/)")
     t.add_argument("--balance", choices=("full", "sqrt", "none"), default="full",
                    help="BC: class-balanced sampling of the oracle's actions")
-    t.add_argument("--lr", type=float, default=None, help="learning rate (default: BC 1e-3; RL per algorithm, "
+    t.add_argument("--augment", choices=("none", "views"), default="none",
+                   help="BC: 'views' replaces half of every batch by demonstrated views with the other entities "
+                        "shuffled and some hidden, labelled by the oracle (docs/spf.md)")
+    t.add_argument("--lr", type=float, default=None, help="learning rate (default: BC 1e-3, NLM-BC 5e-3; RL per algorithm, "
                                                           "see config.yaml)")
     t.add_argument("--batch", type=int, default=128, help="BC: batch size")
-    t.add_argument("--n-envs", type=int, default=4, help="RL: vectorised training envs")
+    t.add_argument("--n-envs", type=int, default=None, help="RL: vectorised training envs (default: 4, NLM-DQN 8)")
     t.add_argument("--violation-penalty", type=float, default=None, help="RL: training reward of a violation "
                                                                          "(default per method, config.yaml records it)")
     t.add_argument("--overtime-penalty", type=float, default=None, help="RL: training reward at the horizon")
@@ -77,6 +83,10 @@ def run_train(args: argparse.Namespace) -> int:
         return _fail(problem)
     if args.steps is not None and args.steps < 1:
         return _fail(f"--steps must be >= 1, got {args.steps}")
+    if args.n_envs is not None and args.n_envs < 1:
+        return _fail(f"--n-envs must be >= 1, got {args.n_envs}")
+    if not 1 <= args.demo_worlds <= max(1, args.n_demos):
+        return _fail(f"--demo-worlds must be in 1..--n-demos ({args.n_demos}), got {args.demo_worlds}")
     if args.out.exists() and not args.out.is_dir():
         return _fail(f"--out {args.out}: a file is in the way (the run is a folder)")
     load_spf_mode(args.mode, "train")  # a bad mode fails here, before any work
@@ -102,7 +112,8 @@ def run_train(args: argparse.Namespace) -> int:
         if args.lr is not None:
             opts["hyper"] = {"learning_rate": args.lr}
     else:
-        opts.update(demos=args.demos, n_demos=args.n_demos, balance=args.balance, batch=args.batch)
+        opts.update(demos=args.demos, n_demos=args.n_demos, balance=args.balance, batch=args.batch,
+                    augment=args.augment, demo_worlds=args.demo_worlds)
         if args.lr is not None:
             opts["lr"] = args.lr
     try:
