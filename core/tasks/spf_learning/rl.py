@@ -21,19 +21,24 @@ from .monitor import Monitor
 from .run import env_layout
 from .settings import DEFAULT_STEPS, TRAINING_REWARDS, TrainingReward, default_architecture
 
-__all__ = ["train_rl", "TrainingRewardWrapper", "export_policy", "HYPERPARAMETERS"]
+__all__ = ["train_rl", "TrainingRewardWrapper", "export_policy", "HYPERPARAMETERS", "N_ENVS"]
 
 HYPERPARAMETERS = {
     "dqn": {"learning_rate": 5e-4, "buffer_size": 50_000, "learning_starts": 1000, "batch_size": 64,
             "train_freq": 1, "gradient_steps": 1, "target_update_interval": 1000, "exploration_fraction": 0.2,
             "exploration_final_eps": 0.05, "gamma": 0.99},
-    "nlm-dqn": {"learning_rate": 5e-4, "buffer_size": 50_000, "learning_starts": 1000, "batch_size": 64,
+    # NLM-DQN: one gradient step of batch 128 per 8 environment steps (8 envs, train_freq 1) — the reference's SB3
+    # ratio (2 envs, train_freq 4, batch 128); the NLM's forward/backward, not the simulator, is its cost
+    "nlm-dqn": {"learning_rate": 1e-3, "buffer_size": 50_000, "learning_starts": 1000, "batch_size": 128,
                 "train_freq": 1, "gradient_steps": 1, "target_update_interval": 1000, "exploration_fraction": 0.2,
                 "exploration_final_eps": 0.05, "gamma": 0.99},
     "ppo": {"learning_rate": 3e-4, "n_steps": 128, "batch_size": 128, "n_epochs": 4, "gamma": 0.99,
             "ent_coef": 0.01},
     "a2c": {"learning_rate": 7e-4, "n_steps": 8, "gamma": 0.99, "ent_coef": 0.01},
 }
+
+#: vectorised training envs per algorithm (``--n-envs`` overrides)
+N_ENVS = {"dqn": 4, "ppo": 4, "a2c": 4, "nlm-dqn": 8}
 
 
 class TrainingRewardWrapper(gym.Wrapper):
@@ -60,18 +65,24 @@ class TrainingRewardWrapper(gym.Wrapper):
 def _nlm_extractor_class():
     from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
+    from ...models.nlm_readout import ObservationSplit, Readout
     from ...models.spf_policies import NLMExtractor
 
     class SB3NLMExtractor(BaseFeaturesExtractor):
-        """SB3 adapter around :class:`NLMExtractor` (its weights live under ``ext.``)."""
+        """SB3 adapter around :class:`NLMExtractor` (its weights live under ``ext.``). It evaluates the machine
+        only where the ego's read-out needs it (:class:`~core.models.nlm_readout.Readout`: the same function,
+        several times fewer torch operations; its index buffers are not part of the state dict)."""
 
         def __init__(self, observation_space, layout, n_entities, **nlm):
             ext = NLMExtractor(layout, n_entities, **nlm)
             super().__init__(observation_space, ext.features_dim)
             self.ext = ext
+            self.readout = Readout(ext.nlm, ext.n, 1, [(0,)])
+            self.split = ObservationSplit(ext.blocks, ext.n)
 
         def forward(self, obs):
-            return self.ext(obs)
+            inputs, mask_t = self.split(obs.float())
+            return self.readout.forward_flat(self.ext.nlm, inputs, mask_t)[0]
 
     return SB3NLMExtractor
 
@@ -97,7 +108,7 @@ def export_policy(model, algo: str, arch: dict):
 
 
 def train_rl(algo: str, mode: str, out, *, steps: int | None = None, seed: int = 0, monitor: Monitor | None = None,
-             n_envs: int = 4, eval_every: int | None = None, val_episodes: int = 20,
+             n_envs: int | None = None, eval_every: int | None = None, val_episodes: int = 20,
              reward: TrainingReward | None = None, test: bool = True, tensorboard: bool = True,
              threads: int | None = None, hyper: dict | None = None) -> dict:
     import torch
@@ -112,6 +123,7 @@ def train_rl(algo: str, mode: str, out, *, steps: int | None = None, seed: int =
     steps = int(steps or DEFAULT_STEPS[algo])
     device = torch_setup(seed, threads)
     reward = reward or TRAINING_REWARDS[algo]
+    n_envs = int(n_envs or N_ENVS[algo])
     t0 = time.perf_counter()
     probe = SPFEnv(mode, "train")
     base = probe.unwrapped
