@@ -98,8 +98,8 @@ class RuleApplyMixin:
             return False
         later = f" The recorded steps {k + 1}–{t} are discarded." if k < t else ""
         if self.window.ask("apply_rules_here", "Apply the edited rules from this step?",
-                           f"Branch at step {k}: steps 0–{k} are kept with the decisions and explanations of the rules "
-                           f"that made them, and the edited rules decide from step {k} on." + later,
+                           f"Branch at step {k}: steps 0–{k} are kept with the decisions and explanations of the "
+                           f"rules that made them, and the edited rules decide from step {k} on." + later,
                            [("apply", f"Branch at step {k}"), ("cancel", "Cancel")], "apply") != "apply":
             return False
         config = self._edited_config()

@@ -22,8 +22,8 @@ from .io import MAX_PRIORITY, check_agent
 from .spec import AgentSet, AgentSpec
 
 __all__ = ["Cell", "KINDS", "concepts_for", "ontology_concepts", "next_id", "parse_name", "add_agent",
-           "duplicate_agents", "delete_agents", "move_agents", "drop_agents", "reorder_agents", "edit_agents", "set_cells",
-           "generate_composition", "AgentIssue", "agent_problems", "NORMAL"]
+           "duplicate_agents", "delete_agents", "move_agents", "drop_agents", "reorder_agents", "edit_agents",
+           "set_cells", "generate_composition", "AgentIssue", "agent_problems", "NORMAL"]
 
 Cell = tuple[int, int]
 KINDS: tuple[Kind, ...] = (Kind.CAR, Kind.PEDESTRIAN)

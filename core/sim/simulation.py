@@ -301,7 +301,8 @@ class Simulation:
         program = seg.program if seg is not None else self.config.program
         ontology = program.ontology if seg is not None else self.config.ontology
         self.program = program
-        self.engine = seg.engine(self.engine_name, make_engine) if seg is not None else make_engine(self.engine_name, program)
+        self.engine = (seg.engine(self.engine_name, make_engine) if seg is not None
+                       else make_engine(self.engine_name, program))
         if ontology is not self.grounder.ontology:
             cache = self.__dict__.setdefault("_grounders", {id(self.grounder.ontology): self.grounder})
             if id(ontology) not in cache:

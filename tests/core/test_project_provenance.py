@@ -35,7 +35,8 @@ def test_saved_episode_lists_its_provenance_and_round_trips(config, tmp_path):
     class S:      # what episode_info reads of a session
         project = again
     line = saved_episodes(S)[0]
-    assert line.current and line.matches_edits and line.city == want["city"][:12] and "branched at step 2" in line.text()
+    assert line.current and line.matches_edits and line.city == want["city"][:12]
+    assert "branched at step 2" in line.text()
 
 
 def test_old_manifests_without_provenance_still_open_and_bad_ones_are_refused(config, tmp_path):
@@ -46,7 +47,8 @@ def test_old_manifests_without_provenance_still_open_and_bad_ones_are_refused(co
     save_project(p, root, episode=sim.buffer)
     path = root / "project.yaml"
     text = path.read_text(encoding="utf-8")
-    lines = [ln for ln in text.splitlines() if "provenance" not in ln and not ln.strip().startswith(("city:", "agents:"))]
+    lines = [ln for ln in text.splitlines()
+             if "provenance" not in ln and not ln.strip().startswith(("city:", "agents:"))]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     old = load_project(root)
     assert old.episodes[0].provenance is None
