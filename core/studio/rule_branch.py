@@ -15,7 +15,8 @@ that made them. The recording's meta says which program decided which steps (cor
 * ``branched_from`` records the step, seed and the provenance, with ``"rules": true``.
 
 Call :func:`branch_rules_in_place` *before* the project's config changes: the program that decided the recording
-so far is the project's current one when the recording has no segments yet.
+so far is the project's current one when the recording has no segments yet. Agents edited but not applied may
+differ only in concepts and priorities (:func:`branch_problem`); they then change at step k as well.
 """
 from __future__ import annotations
 
@@ -29,14 +30,18 @@ __all__ = ["branch_problem", "branch_rules_in_place", "rules_segments_text"]
 
 def branch_problem(session: Any) -> str | None:
     """Why the shown recording cannot be continued with edited rules in place, or None: the re-simulation of
-    steps 0..k runs the project's city and agents, so they must be the ones that made the recording."""
-    from .apply import apply_status
+    steps 0..k runs the project's city and agents, so they must be the ones that made the recording — or differ
+    only in concepts and priorities, which then change at step k too (the agent editor's branch in place,
+    :func:`core.studio.apply.branch_in_place`; :func:`branch_rules_in_place` does both)."""
+    from .apply import apply_status, continue_problem
 
     st = apply_status(session)
     if st is None or session.history is None:
         return "there is no recording"
     if st.recorded is None:
         return "the recording does not say which city and agents made it (an older file)"
+    if st.pending and not st.city_changed and continue_problem(session) is None:
+        return None
     if st.pending:
         what = " and ".join(w for w, c in (("city", st.city_changed), ("agents", st.agents_changed)) if c)
         return (f"the {what} were edited since this recording (apply them first in the agent editor, or "
@@ -50,8 +55,10 @@ def branch_rules_in_place(session: Any, k: int, config: Any) -> int:
     that made the recording."""
     from ..sim.replay import config_texts
     from ..sim.simulation import clause_table
+    from .apply import apply_status, branch_in_place
 
     history, old = session.history, session.project.config
+    agents_too = apply_status(session).agents_changed    # only concepts/priorities (branch_problem)
     k = int(min(max(k, 0), session.num_steps))
     meta = history.meta
     entries = segments(meta) or [segment_entry(0, 0, old.program, old.rule_section)]
@@ -72,6 +79,9 @@ def branch_rules_in_place(session: Any, k: int, config: Any) -> int:
     meta["rule_section"] = config.rule_section
     meta[BRANCH_KEY] = parent
     history.widen_witness(max(1, int(program.max_vars)))
+    if agents_too:      # the edited concepts/priorities hold from step k on as well
+        branch_in_place(session, k)
+        meta[BRANCH_KEY] = {**parent, "in_place": True}
     return k
 
 

@@ -168,17 +168,33 @@ def test_coverage_counts_the_steps_the_newest_rules_decided(branched):
     assert cov.clauses[0].line == 7      # lines of the analysed (newest) text: right after "#ontology full." (6)
 
 
-def test_refused_when_the_agents_were_edited_since_the_recording(config):
+def test_refused_when_agents_were_added_and_combined_with_concept_edits(config):
     from core.studio import agent_sets as A
+    from core.studio.apply import SCHEDULE_KEY
     from core.studio.rule_branch import branch_problem
 
     s = Session()
     s.open(new_project(config, seed=3))
     sim = Simulation(config, seed=3)
-    sim.run(2)
+    sim.run(T)
     s.set_history(sim.buffer)
     assert branch_problem(s) is None
-    s.execute(A.edit(s, "agents", [0], add_concepts=["tiro"]))
+    s.execute(A.add(s, "agents", Kind.CAR))
     assert "agents were edited" in branch_problem(s)
     s.stack.undo()
+    # a concept edit not applied yet: the rules and the concept both change at step K, in one branch
+    car = next(i for i, a in enumerate(config.agents) if a.kind is Kind.CAR and "police" not in a.concepts)
+    s.execute(A.edit(s, "agents", [car], add_concepts=["police"]))
     assert branch_problem(s) is None
+    new = replace(edited(config), agents=s.project.config.agents)
+    branch_rules_in_place(s, K, new)
+    s.project.config = new
+    meta = s.history.meta
+    assert [e["step"] for e in meta[SCHEDULE_KEY]] == [0, K] and [e["step"] for e in meta[SEGMENTS_KEY]] == [0, K]
+    assert meta[BRANCH_KEY]["rules"] and meta[BRANCH_KEY]["in_place"]
+    again = resimulate(new, meta, T)
+    assert_same_episode(again.buffer, s.history, upto=K)
+    name = config.agents.agents[car].name
+    i = list(again.buffer.agents.names).index(name)
+    assert "police" not in again.buffer.agents_at(K - 1).concept_names(i)
+    assert "police" in again.buffer.agents_at(K).concept_names(i)
