@@ -157,7 +157,10 @@ class _Lock:
 
 
 def _clean_partials(out: Path) -> None:
-    """Remove half-written worlds of runs that were interrupted (their temporary folders)."""
+    """Remove half-written worlds of runs that were interrupted (their temporary folders) and a manifest
+    temporary file left by a run killed while it rewrote the manifest."""
+    for p in out.glob(f"{MANIFEST}.*.tmp"):
+        p.unlink(missing_ok=True)
     for stage in STAGES:
         d = out / stage
         if d.is_dir():
@@ -201,6 +204,11 @@ def generate(config: VapDataConfig, out_dir: str | Path, progress: Progress | No
     per_world = config.steps - 1
     total = len(jobs) * per_world
     with _Lock(out):
+        from .pool import wait_for_workers
+
+        left = wait_for_workers(out)
+        if left:
+            raise ConfigError(f"{out}: worker processes {left} of an earlier generation are still writing")
         _clean_partials(out)
         todo = []
         for stage, w in jobs:
@@ -229,7 +237,7 @@ def generate(config: VapDataConfig, out_dir: str | Path, progress: Progress | No
         if config.workers > 1 and len(todo) > 1:
             from .pool import run_worlds
 
-            cancelled = run_worlds(config, out, todo, stop, tick, world_done)
+            cancelled = run_worlds(config, out, todo, _world_in_worker, stop, tick, world_done)
         else:
             with ThreadPoolExecutor(max_workers=1, thread_name_prefix="vap-png") as pool:
                 for stage, w in todo:
@@ -244,6 +252,18 @@ def generate(config: VapDataConfig, out_dir: str | Path, progress: Progress | No
                     world_done(summary)
         manifest = write_manifest(out, config, hashes, fp, stage_cfgs["train"])
     return GenerationResult(manifest, made, skipped, cancelled, frames, time.perf_counter() - t0)
+
+
+def _world_in_worker(stage: str, w: int) -> dict | None:
+    """One world in a worker process of :func:`core.tasks.vap.pool.run_worlds` (None when cancelled)."""
+    from .pool import worker_state
+
+    st = worker_state()
+    cfg: VapDataConfig = st["config"]
+    ticks, event = st["ticks"], st["stop"]
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="vap-png") as png:
+        return make_world(cfg, load_stage_configs(cfg)[stage], stage, w, world_dir(st["out"], stage, w),
+                          _icon_set(cfg), png, lambda k: ticks.put((stage, w, k)), event.is_set)
 
 
 _DEFAULT_ICONS: list = []

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import queue
-from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Callable
 
@@ -34,38 +34,36 @@ def _die_with_parent() -> None:
         pass
 
 
+#: a worker's marker in the dataset folder while it lives (see :func:`wait_for_workers`)
+WORKER_MARK = ".worker_{pid}.pid"
+
+
 def _init(config: dict, out: str, stop, ticks) -> None:
+    import os
+
     _die_with_parent()
+    (Path(out) / WORKER_MARK.format(pid=os.getpid())).write_text(str(os.getppid()))
     _STATE.update(config=VapDataConfig.from_dict(config), out=Path(out), stop=stop, ticks=ticks)
 
 
-def _world(stage: str, w: int) -> dict | None:
-    """Make world ``w`` of ``stage`` in this worker (None when cancelled)."""
-    from .dataset import _icon_set, load_stage_configs, make_world, world_dir
-
-    cfg: VapDataConfig = _STATE["config"]
-    ticks, stop = _STATE["ticks"], _STATE["stop"]
-    sim_cfg = load_stage_configs(cfg)[stage]
-
-    def tick(k: int) -> None:
-        ticks.put((stage, w, k))
-
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="vap-png") as png:
-        return make_world(cfg, sim_cfg, stage, w, world_dir(_STATE["out"], stage, w), _icon_set(cfg), png, tick,
-                          stop.is_set)
+def worker_state() -> dict[str, Any]:
+    """In a worker: the settings, dataset folder, cancel event and tick queue its initializer received."""
+    return _STATE
 
 
-def run_worlds(config: VapDataConfig, out: Path, todo: list[tuple[str, int]], stop: Callable[[], bool],
-               on_tick: Callable[[str, int, int], None], on_world: Callable[[dict], None]) -> bool:
-    """Make the worlds ``todo`` in ``config.workers`` processes; ``on_tick(stage, w, k)`` per frame and
-    ``on_world(summary)`` per complete world are called in this thread. Returns True when cancelled. A worker's
-    error cancels the rest and is raised here."""
+def run_worlds(config: VapDataConfig, out: Path, todo: list[tuple[str, int]], work: Callable[[str, int], Any],
+               stop: Callable[[], bool], on_tick: Callable[[str, int, int], None],
+               on_world: Callable[[dict], None]) -> bool:
+    """Run ``work(stage, w)`` (a module-level function, summary or None when cancelled) for the worlds ``todo``
+    in ``config.workers`` processes; ``on_tick(stage, w, k)`` per frame and ``on_world(summary)`` per complete
+    world are called in this thread. Returns True when cancelled. A worker's error cancels the rest and is raised
+    here."""
     ctx = mp.get_context("spawn")
     event, ticks = ctx.Event(), ctx.Queue()
     cancelled = False
     with ProcessPoolExecutor(max_workers=min(config.workers, len(todo)), mp_context=ctx, initializer=_init,
                              initargs=(config.to_dict(), str(out), event, ticks)) as ex:
-        pending: dict[Future, tuple[str, int]] = {ex.submit(_world, s, w): (s, w) for s, w in todo}
+        pending: dict[Future, tuple[str, int]] = {ex.submit(work, s, w): (s, w) for s, w in todo}
         try:
             while pending:
                 try:
@@ -94,4 +92,31 @@ def run_worlds(config: VapDataConfig, out: Path, todo: list[tuple[str, int]], st
             for f in pending:
                 f.cancel()
             raise
+    for mark in Path(out).glob(WORKER_MARK.format(pid="*")):   # every worker has ended (the pool joined them)
+        mark.unlink(missing_ok=True)
     return cancelled
+
+
+def wait_for_workers(out: Path, seconds: float = 15.0) -> list[int]:
+    """Before a run writes into ``out``: wait for worker processes of a killed run to end (they get SIGKILL when
+    their parent dies, but a loaded machine may run them a little longer, and one must never write into the
+    temporary world folder of the next run). Returns the pids still alive after ``seconds``; stale marks of
+    ended workers are removed."""
+    import time
+
+    from ...fileio import pid_alive
+
+    deadline = time.monotonic() + seconds
+    alive = []
+    for mark in sorted(Path(out).glob(WORKER_MARK.format(pid="*"))):
+        try:
+            pid = int(mark.name.split("_")[1].split(".")[0])
+        except (IndexError, ValueError):
+            continue
+        while pid_alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if pid_alive(pid):
+            alive.append(pid)
+        else:
+            mark.unlink(missing_ok=True)
+    return alive
