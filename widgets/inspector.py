@@ -22,6 +22,8 @@ POINTS_UP_TO = 300
 #: Above this many steps the action curve is drawn as a line over the visible steps, downsampled to the plot's
 #: pixels (a step outline of 10,000 steps costs a paint in proportion to the recording, for steps under a pixel).
 STEPS_UP_TO = 2000
+#: An entity row's relation rows not made yet (they are made when it is expanded).
+RELATIONS_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
 
 
 class InspectorWidget(QtWidgets.QWidget):
@@ -31,7 +33,19 @@ class InspectorWidget(QtWidgets.QWidget):
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
         self.report: AgentReport | None = None
-        outer = QtWidgets.QVBoxLayout(self)
+        # the content sits in a scroll area: its labels change text at every step, and a text change re-lays out
+        # every widget up to the top-level window (the main window then re-lays out all its docks); the scroll
+        # area's viewport stops that at the dock's edge (and a short dock scrolls instead of squeezing the table)
+        shell = QtWidgets.QVBoxLayout(self)
+        shell.setContentsMargins(0, 0, 0, 0)
+        self.scroll = QtWidgets.QScrollArea(self)
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        self.scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        body = QtWidgets.QWidget()
+        self.scroll.setWidget(body)
+        shell.addWidget(self.scroll)
+        outer = QtWidgets.QVBoxLayout(body)
         outer.setContentsMargins(6, 4, 6, 4)
         self.title = QtWidgets.QLabel("No agent selected — click an agent on the map")
         f = self.title.font()
@@ -88,6 +102,8 @@ class InspectorWidget(QtWidgets.QWidget):
         pi.enableAutoRange(axis="y", enable=False)
         pi.vb.setLimits(yMin=-0.6, yMax=3.6, xMin=-1)
         pi.showGrid(x=True, y=True, alpha=0.2)
+        for name in ("left", "bottom"):   # the cursor line moves over the axes' grid lines: blit them (stats.py)
+            pi.getAxis(name).setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.curve = pg.PlotDataItem(pen=pg.mkPen(90, 90, 90, width=1))
         self.points = pg.ScatterPlotItem(size=5, pen=None)
         self.cursor = pg.InfiniteLine(angle=90, pen=pg.mkPen(230, 160, 0, width=2))
@@ -104,11 +120,14 @@ class InspectorWidget(QtWidgets.QWidget):
         self.table.setRootIsDecorated(True)
         self.table.setIndentation(12)
         self.table.setAlternatingRowColors(True)
-        self.table.setUniformRowHeights(False)
-        self.table.setWordWrap(True)
+        # one line per row (long lists elide; the full text is the row's tooltip): with uniform heights the view
+        # lays out and paints the rows in sight only, not the hundreds of relations of a crowded view
+        self.table.setUniformRowHeights(True)
+        self.table.setWordWrap(False)
         self.table.header().setStretchLastSection(True)
         self.table.setMinimumHeight(80)
         self.table.itemDoubleClicked.connect(self._entity_clicked)
+        self.table.itemExpanded.connect(self._populate)
         vl.addWidget(self.table)
         # the table comes right after the explanation; the action plot shares a splitter with it (drag to resize)
         self.splitter = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
@@ -122,6 +141,7 @@ class InspectorWidget(QtWidgets.QWidget):
         self._brushes = [pg.mkBrush(*ACTION_COLOURS[n]) for n in ACTION_NAMES]
         self._plotted: tuple[int, int] | None = None
         self._table_key: tuple | None = None    # what the true-predicates table shows (rebuilt when it changes)
+        self._expanded: set[int] = set()          # entities whose relations are expanded (the ego, the user's)
         self._span = 20
         self.plot.getPlotItem().setXRange(0, self._span, padding=0.02)
 
@@ -203,31 +223,54 @@ class InspectorWidget(QtWidgets.QWidget):
 
     def _fill_table(self, r: AgentReport) -> None:
         """One row per entity in the view (ego first) with its true unary predicates; its true relations are
-        child rows."""
+        child rows. The ego's relations are expanded, and those of the entities the user expanded (kept from view
+        to view): a crowded view has hundreds of relations, which a collapsed row does not lay out or paint."""
         key = (r.agent, r.view, r.view_error)
         if key == self._table_key:   # e.g. an agent waiting at a crossing: the same view step after step
             return
+        if self._table_key is not None and self._table_key[0] == r.agent:
+            self._expanded = {int(it.data(0, QtCore.Qt.ItemDataRole.UserRole))
+                              for it in (self.table.topLevelItem(j) for j in range(self.table.topLevelItemCount()))
+                              if it.isExpanded() and it.data(0, QtCore.Qt.ItemDataRole.UserRole) is not None}
+        else:
+            self._expanded = {r.agent}
         self._table_key = key
         self.table.setUpdatesEnabled(False)
         self.table.clear()
+        items = []
         if r.view_error:
-            self.table.addTopLevelItem(QtWidgets.QTreeWidgetItem(["(not available)", r.view_error]))
+            items.append(QtWidgets.QTreeWidgetItem(["(not available)", r.view_error]))
+        role = QtCore.Qt.ItemDataRole
         for row in r.view:
-            item = QtWidgets.QTreeWidgetItem([row.name + ("  (ego)" if row.agent == r.agent else ""),
-                                              ", ".join(row.unary) or "—"])
-            item.setData(0, QtCore.Qt.ItemDataRole.UserRole, row.agent)
+            unary = ", ".join(row.unary) or "—"
+            item = QtWidgets.QTreeWidgetItem([row.name + ("  (ego)" if row.agent == r.agent else ""), unary])
+            item.setData(0, role.UserRole, row.agent)
+            item.setToolTip(1, unary)
             if row.agent == r.agent:
                 fnt = item.font(0)
                 fnt.setBold(True)
                 item.setFont(0, fnt)
-            for rel in row.relations:
-                child = QtWidgets.QTreeWidgetItem(["", rel])
-                child.setData(0, QtCore.Qt.ItemDataRole.UserRole, row.agent)
-                item.addChild(child)
-            self.table.addTopLevelItem(item)
-            item.setExpanded(True)
-        self.table.resizeColumnToContents(0)
+            if row.relations:   # the relation rows are made when the entity is expanded (_populate)
+                item.setChildIndicatorPolicy(QtWidgets.QTreeWidgetItem.ChildIndicatorPolicy.ShowIndicator)
+                item.setData(0, RELATIONS_ROLE, list(row.relations))
+            items.append(item)
+        self.table.addTopLevelItems(items)
+        for item in items:
+            a = item.data(0, role.UserRole)
+            if a is not None and int(a) in self._expanded:
+                item.setExpanded(True)
+        # the entity column as wide as its longest name (measuring every row's contents costs a layout pass)
+        fm = self.table.fontMetrics()
+        longest = max((row.name + "  (ego)" for row in r.view), key=len, default="(not available)")
+        self.table.setColumnWidth(0, max(90, fm.horizontalAdvance(longest) + 40))
         self.table.setUpdatesEnabled(True)
+
+    def _populate(self, item: QtWidgets.QTreeWidgetItem) -> None:
+        """An entity row is expanded: its relation rows, made once (a crowded view has hundreds)."""
+        rels = item.data(0, RELATIONS_ROLE)
+        if rels:
+            item.setData(0, RELATIONS_ROLE, None)
+            item.addChildren([QtWidgets.QTreeWidgetItem(["", str(rel)]) for rel in rels])
 
     def _plot_actions(self, r: AgentReport) -> None:
         acts = np.asarray(r.actions, np.int64)
@@ -270,6 +313,8 @@ class InspectorWidget(QtWidgets.QWidget):
         self.stepRequested.emit(max(0, int(round(x))))
 
     def _entity_clicked(self, item: QtWidgets.QTreeWidgetItem, _col: int) -> None:
+        if item.parent() is not None:   # a relation row: its entity
+            item = item.parent()
         a = item.data(0, QtCore.Qt.ItemDataRole.UserRole)
         if a is not None and int(a) >= 0:
             self.agentRequested.emit(int(a))

@@ -13,6 +13,8 @@ from core.codes import ACTION_NAMES
 from core.view.colouring import ACTION_COLOURS, KIND_COLOURS
 from core.view.stats import RunningStats, clause_labels, range_summary, step_range_text
 
+from .layout_fence import fenced
+
 
 def _plot(title: str, bottom: str | None = "step") -> pg.PlotWidget:
     w = pg.PlotWidget(background=None)
@@ -23,6 +25,10 @@ def _plot(title: str, bottom: str | None = "step") -> pg.PlotWidget:
     if bottom:
         pi.setLabel("bottom", bottom)
     pi.showGrid(x=True, y=True, alpha=0.2)
+    for name in ("left", "bottom"):
+        # the axes with their grid lines span the plot: a seek moves the cursor line and the shading over them,
+        # so they are blitted from a pixmap (redrawn when the range or size changes) instead of replayed
+        pi.getAxis(name).setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
     w.setMinimumHeight(90)
     return w
 
@@ -60,10 +66,13 @@ class StatsWidget(QtWidgets.QWidget):
         self.action_curves = []
         for name in reversed(ACTION_NAMES):   # biggest stack first, so smaller ones paint over it
             c = ACTION_COLOURS[name]
-            curve = pg.PlotDataItem(pen=pg.mkPen(*c, width=1), fillLevel=0, brush=pg.mkBrush(*c, 170), name=name)
-            curve.setClipToView(True)   # a long recording: draw the visible steps, one point per pixel at most
+            curve = pg.PlotDataItem(pen=pg.mkPen(*c, width=1), fillLevel=0, brush=pg.mkBrush(*c, 170), name=name,
+                                    autoDownsampleFactor=1.0)   # a filled area: one sample per pixel is enough
+            pi.addItem(curve)   # first: PlotItem.addItem sets the item's clipping and downsampling to its own (off)
+            # a long recording: draw the visible steps, one point per pixel at most (a filled curve of 10,000 points
+            # is filled in 200 chunks: 40-60 ms per repaint, the longest stall while playing)
+            curve.setClipToView(True)
             curve.setDownsampling(auto=True, method="peak")
-            pi.addItem(curve)
             self.action_curves.append(curve)
         self.actions_cursor = pg.InfiniteLine(angle=90, pen=pg.mkPen(230, 160, 0, width=2))
         pi.addItem(self.actions_cursor)
@@ -79,6 +88,9 @@ class StatsWidget(QtWidgets.QWidget):
         clause_scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
         clause_scroll.setWidget(self.clause_plot)
         self.tabs.addTab(clause_scroll, "Clauses")
+        self._clause_tab = clause_scroll
+        self._clauses_stale = False
+        self.tabs.currentChanged.connect(self._on_tab)
 
         self.goals_plot = _plot("Goals reached (cumulative)")
         gp = self.goals_plot.getPlotItem()
@@ -109,9 +121,10 @@ class StatsWidget(QtWidgets.QWidget):
         for w in (self.actions_plot, self.goals_plot):
             w.scene().sigMouseClicked.connect(lambda ev, w=w: self._clicked(w, ev))
         self.clause_plot.scene().sigMouseMoved.connect(self._clause_hover)
-        self.summary = QtWidgets.QLabel(self)
+        self.summary = QtWidgets.QLabel()
         self.summary.setWordWrap(True)
-        lay.addWidget(self.summary)
+        self.summary.setAlignment(QtCore.Qt.AlignmentFlag.AlignLeft | QtCore.Qt.AlignmentFlag.AlignTop)
+        lay.addWidget(fenced(self.summary, lines=4))   # its text changes at every step: no window re-layout
         self._labels: list[str] = []
         self._texts: list[str] = []
         self._cc = np.zeros(0, np.int64)     # firings per clause in the counted range
@@ -132,6 +145,7 @@ class StatsWidget(QtWidgets.QWidget):
         for c in self.action_curves:
             c.setData([], [])
         self.clause_bars.setOpts(x0=[], y=[], width=[])
+        self._clauses_stale = False
         self.goal_ped.setData([], [])
         self.goal_car.setData([], [])
         self.summary.setText("")
@@ -177,12 +191,26 @@ class StatsWidget(QtWidgets.QWidget):
         cc = cc[:-1]   # the default decisions would dwarf every clause: reported in the title instead
         self._cc = cc
         self.summary.setText(range_summary(self._cum, self._ped, self._car, k, t, int(cc.sum()), default))
+        pi = self.clause_plot.getPlotItem()
+        pi.setTitle(f"Clause firings in {step_range_text(k)} (+{default} default)", size="9pt")
+        if self.tabs.currentWidget() is self._clause_tab:
+            self._draw_clauses()
+        else:   # a hidden tab: its bars and axis (a re-layout whenever a count changes) are drawn when it is shown
+            self._clauses_stale = True
+
+    def _on_tab(self, _index: int) -> None:
+        if self._clauses_stale and self.tabs.currentWidget() is self._clause_tab:
+            self._draw_clauses()
+
+    def _draw_clauses(self) -> None:
+        """The Clauses tab's bars and axis labels for the counts of the last refresh."""
+        self._clauses_stale = False
+        cc = self._cc
+        pi = self.clause_plot.getPlotItem()
         labels = list(self._labels) + [f"clause {i}" for i in range(len(self._labels), len(cc))]
         labels = [f"{lab} ({int(n)})" for lab, n in zip(labels[: len(cc)], cc)]
         y = np.arange(len(cc), dtype=float)
         self.clause_bars.setOpts(x0=np.zeros(len(cc)), y=y, width=cc.astype(float), height=0.7)
-        pi = self.clause_plot.getPlotItem()
-        pi.setTitle(f"Clause firings in {step_range_text(k)} (+{default} default)", size="9pt")
         axis = (tuple(labels), float(cc.max(initial=0)))
         if axis != self._clause_axis:   # ticks, height and ranges only when they change (each is a re-layout)
             self._clause_axis = axis

@@ -15,9 +15,10 @@ Sources — the explanation is the one the simulation recorded, never re-derived
   ``witness``), whether the action was forced by an override (``fired`` = -2, or a user intervention in the
   episode's ``interventions``);
 * not recorded, so re-grounded from the recorded snapshot: the table of true predicates in the agent's field of
-  view. CollidingClose coin flips are random and not recorded: the pairs named by the recorded firing's
-  CollidingClose literals are set as that firing proves they were (``Grounder.ground(forced_coins=)``), the
-  others are re-drawn (``regrounded_note``).
+  view — of that one view only (:meth:`Inspector.view_rows`: the agents inside its box, grounded as a world of their
+  own), not every agent's, so a report costs what it shows, not the size of the city. CollidingClose coin flips
+  are random and not recorded: the pairs named by the recorded firing's CollidingClose literals are set as that
+  firing proves they were (``Grounder.ground(forced_coins=)``), the others are re-drawn (``regrounded_note``).
 """
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ import numpy as np
 from ..codes import ACTION_NAMES, HEADING_NAMES, Kind
 from ..logic.syntax import EGO
 from ..sim.episode import FIRED_FORCED
+from ..world import AgentTable, WorldSnapshot
 from .colouring import NOT_DECIDED, detailed_type
 from .overrides import active_intervention, overrides_at  # noqa: F401  (re-exported)
 
@@ -114,15 +116,18 @@ class Inspector:
             self._grounder = Grounder(self.config.city, self.config.ontology)
         return self._grounder
 
-    def _proven_coins(self, clause, agent: int, witness: np.ndarray, snap) -> dict[tuple[str, int, int], bool]:
+    def _proven_coins(self, clause, agent: int, witness: np.ndarray, snap,
+                      local: Mapping[int, int] | None = None) -> dict[tuple[str, int, int], bool]:
         """CollidingClose values the recorded firing proves: its literals over coin-drawing pairs held as written
-        (a positive literal was true, a negated one false)."""
+        (a positive literal was true, a negated one false). ``local`` maps global agent indices to those of
+        ``snap`` when it holds some of the agents only (agents missing from it are left out)."""
         colliding = {p.name for p in self.config.ontology.grounded if p.grounding == "colliding_close"}
         lits = [lit for lit in clause.body if lit.pred in colliding and len(lit.args) == 2]
         if not lits:
             return {}
-        who = {EGO: int(agent)}
-        who.update({v: int(a) for v, a in zip(clause.variables, witness) if a >= 0})
+        at = (lambda a: int(a)) if local is None else (lambda a: local.get(int(a)))
+        who = {EGO: at(agent)}
+        who.update({v: at(a) for v, a in zip(clause.variables, witness) if a >= 0})
         pairs = {name: {(int(a), int(b)) for a, b in arr} for name, arr in self.grounder.coin_pairs(snap).items()}
         out = {}
         for lit in lits:
@@ -156,7 +161,9 @@ class Inspector:
                 explanation = f"{decided} — forced by {forced}; not derived by the rules"
             else:
                 derived = tuple(ACTION_NAMES[a] for a in range(4) if rec.holds[agent, a])
-                clauses = getattr(self.program, "clauses", ())
+                from ..sim.rule_segments import clauses_for   # the program that decided step d (rule branches)
+
+                clauses = clauses_for(episode.meta, self.program)
                 if 0 <= fired_clause < len(clauses):
                     from ..logic.decisions import make_firing
 
@@ -179,11 +186,7 @@ class Inspector:
         if recompute:
             try:
                 shown = snap if d in (None, k) else episode.snapshot(d)
-                proven = self._proven_coins(*firing, shown) if firing is not None else {}
-                g = self.grounder.ground(shown, np.random.default_rng(seed), forced_coins=proven or None)
-                ev = g.ego_view(agent)
-                view = tuple(ViewRow(r.name, r.agent, tuple(r.unary),
-                                     tuple(f"{p}({r.name}, {o})" for p, o in r.relations)) for r in ev.rows)
+                view = self.view_rows(shown, agent, firing, seed)
             except Exception as exc:  # never let a logic-core problem take the inspector down
                 view_error = f"could not re-ground the view: {type(exc).__name__}: {exc}"
         pos = snap.positions[agent]
@@ -199,9 +202,60 @@ class Inspector:
             view=view, actions=np.asarray(episode.array("decided")[:, agent], np.int8).copy(), view_error=view_error,
             pending=k >= episode.num_steps, upcoming=self._upcoming(episode, k, agent))
 
+    def view_rows(self, snap, agent: int, firing=None, seed: int = 0) -> tuple[ViewRow, ...]:
+        """The true-predicates table of ``agent``'s view of ``snap``, re-grounded for that view only;
+        ``firing`` = (clause, agent, witness) of the recorded firing, whose proven coins are kept."""
+        sub, members = view_world(self.grounder, snap, agent)
+        local = {int(a): i for i, a in enumerate(members)}
+        proven = self._proven_coins(*firing, sub, local) if firing is not None else {}
+        g = self.grounder.ground(sub, np.random.default_rng(seed), forced_coins=proven or None)
+        return view_table(g, local[int(agent)], members)
+
     @staticmethod
     def _upcoming(episode, k: int, agent: int) -> str | None:
         if k < episode.num_steps:
             return None
         e = active_intervention(episode.meta, k, agent)
         return None if e is None else ACTION_NAMES[int(e["action"])]
+
+
+def view_world(grounder, snap, agent: int) -> tuple[WorldSnapshot, np.ndarray]:
+    """(the world of the agents inside ``agent``'s field of view, their global indices ascending).
+
+    Why this is the same view: an agent's domain is the agents inside its box, itself first, the others in agent
+    order; a unary predicate depends on its agent alone and a binary one on its pair alone (CollidingClose coins
+    are drawn per pair), so grounding these agents as a world of their own gives the view's table — at the cost
+    of its size, not the city's (200 agents: every view of the city was grounded to show one)."""
+    pos = np.asarray(snap.positions, np.int64)
+    head = np.asarray(snap.headings, np.int64)
+    r0, r1, c0, c1 = (int(v) for v in grounder.fov_boxes(pos[agent:agent + 1], head[agent:agent + 1])[0])
+    inside = (pos[:, 0] >= r0) & (pos[:, 0] <= r1) & (pos[:, 1] >= c0) & (pos[:, 1] <= c1)
+    inside[agent] = True
+    members = np.flatnonzero(inside)
+    a = snap.agents
+    table = AgentTable(tuple(a.names[i] for i in members), np.asarray(a.kinds)[members].copy(),
+                       np.asarray(a.priorities)[members].copy(),
+                       {c: np.asarray(v)[members].copy() for c, v in a.concepts.items()})
+    sub = WorldSnapshot(snap.step, table, np.asarray(snap.positions)[members].copy(),
+                        np.asarray(snap.headings)[members].copy())
+    return sub, members
+
+
+def view_table(g, ego: int, members: np.ndarray | None = None) -> tuple[ViewRow, ...]:
+    """The rows of ``ego``'s view in grounding ``g`` (the ego first): true unary predicates and true relations,
+    read from the per-view tables (one array operation per predicate, not one per pair).
+    ``members`` maps ``g``'s agent indices to global ones (a :func:`view_world` grounding)."""
+    ents = np.asarray(g.entities(ego), np.int64)
+    k = len(ents)
+    names = [g.names[a] for a in ents]
+    onto = g.ontology
+    unary: list[list[str]] = [[] for _ in range(k)]
+    for p in onto.unary:
+        for i in np.flatnonzero(np.asarray(g.unary_local(p.name))[ego, :k]).tolist():
+            unary[i].append(p.name)
+    rel: list[list[str]] = [[] for _ in range(k)]
+    for p in onto.binary:   # relations in ontology order, then entity order (as Grounding.ego_view)
+        for i, j in zip(*(x.tolist() for x in np.nonzero(np.asarray(g.binary_local(p.name))[ego, :k, :k]))):
+            rel[i].append(f"{p.name}({names[i]}, {names[j]})")
+    glob = ents if members is None else np.asarray(members)[ents]
+    return tuple(ViewRow(names[i], int(a), tuple(unary[i]), tuple(rel[i])) for i, a in enumerate(glob.tolist()))

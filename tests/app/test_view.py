@@ -47,6 +47,9 @@ def test_clicking_an_agent_selects_it_and_the_inspector_matches_the_core(studio,
     assert names_in_table == [row.name for row in view.rows]
     for j, row in enumerate(view.rows):      # every true predicate of the core's view, and nothing else
         item = table.topLevelItem(j)
+        if row.agent != picked:
+            assert not item.isExpanded()      # the ego's relations are open, the others' made on demand
+        table.expandItem(item)
         assert item.text(1) == (", ".join(row.unary) or "—")
         assert [item.child(c).text(1) for c in range(item.childCount())] == \
             [f"{p}({row.name}, {o})" for p, o in row.relations]

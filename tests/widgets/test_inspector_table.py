@@ -1,0 +1,77 @@
+"""The inspector's true-predicates table: the ego's relations are open, another entity's relation rows are made
+when the user expands it (a crowded view has hundreds), an expanded entity stays expanded from step to step, and
+double-clicking a relation row asks for its entity."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6 import QtCore  # noqa: E402
+
+from core.sim.config import load_mode  # noqa: E402
+from core.sim.simulation import Simulation  # noqa: E402
+from core.view.inspect import Inspector  # noqa: E402
+from widgets.inspector import InspectorWidget  # noqa: E402
+
+MODES = Path(__file__).resolve().parents[2] / "configs" / "modes"
+
+
+@pytest.fixture(scope="module")
+def run():
+    cfg = load_mode(MODES / "default.yaml")
+    sim = Simulation(cfg, seed=0)
+    sim.run(30)
+    return cfg, sim.buffer
+
+
+def crowded_view(cfg, ep):
+    """(step, agent, report) of a view with at least two entities that have relations."""
+    ins = Inspector(cfg)
+    for k in range(5, ep.num_steps):
+        for a in range(len(ep.agents)):
+            r = ins.report(ep, k, a)
+            if sum(1 for row in r.view if row.relations) >= 2 and r.view[0].relations:
+                return k, a, r, ins
+    pytest.fail("no agent sees two related entities in the run")
+
+
+def test_relations_of_other_entities_are_made_when_expanded(qtbot, run):
+    cfg, ep = run
+    k, a, rep, ins = crowded_view(cfg, ep)
+    w = InspectorWidget()
+    qtbot.addWidget(w)
+    w.resize(420, 700)
+    w.show()
+    w.set_report(rep)
+    table = w.table
+    ego = table.topLevelItem(0)
+    assert ego.isExpanded() and [ego.child(c).text(1) for c in range(ego.childCount())] == list(rep.view[0].relations)
+    j = next(j for j, row in enumerate(rep.view) if j > 0 and row.relations)
+    other = table.topLevelItem(j)
+    assert not other.isExpanded() and other.childCount() == 0
+    assert other.childIndicatorPolicy() == other.ChildIndicatorPolicy.ShowIndicator
+    # the user opens it with the keyboard
+    table.setFocus()
+    table.setCurrentItem(other)
+    qtbot.keyClick(table.viewport(), QtCore.Qt.Key.Key_Right)
+    qtbot.waitUntil(other.isExpanded, timeout=2000)
+    assert [other.child(c).text(1) for c in range(other.childCount())] == list(rep.view[j].relations)
+    # the next step of the same agent: that entity (if still in view) stays expanded
+    nxt = ins.report(ep, k + 1, a)
+    w.set_report(nxt)
+    names = [table.topLevelItem(i).text(0).split("  ")[0] for i in range(table.topLevelItemCount())]
+    if rep.view[j].name in names and nxt.view[names.index(rep.view[j].name)].relations:
+        assert table.topLevelItem(names.index(rep.view[j].name)).isExpanded()
+    # double-clicking a relation row asks for its entity
+    item = table.topLevelItem(0).child(0)
+    table.scrollToItem(item)
+    qtbot.waitUntil(lambda: table.visualItemRect(item).isValid() and
+                    table.viewport().rect().contains(table.visualItemRect(item).center()), timeout=2000)
+    rect = table.visualItemRect(item)
+    qtbot.mouseClick(table.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=rect.center())   # (a tree view takes a
+    with qtbot.waitSignal(w.agentRequested, timeout=2000) as sig:                      # double click after a press)
+        qtbot.mouseDClick(table.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=rect.center())
+    assert sig.args == [a]

@@ -1,0 +1,26 @@
+"""A fence against re-layouts of the whole window: a label whose text changes at every step (the shown step, a
+count) re-lays out every widget up to the top-level window — Qt asks each parent again, since any size hint may
+have changed — and the main window then re-lays out all its docks (about 5 ms a step at 1440x900, with the
+animation objects Qt makes for each dock). :func:`fenced` puts such a widget in a frameless scroll area of fixed
+height: the request stops at its viewport, which the label fills (bench/gui.py, issue 13's seek figures).
+"""
+from __future__ import annotations
+
+from PySide6 import QtCore, QtWidgets
+
+
+def fenced(widget: QtWidgets.QWidget, lines: int = 1) -> QtWidgets.QScrollArea:
+    """``widget`` in a frameless scroll area ``lines`` text lines high (a vertical scroll bar appears only if its
+    text needs more); add the returned area to the layout instead of the widget."""
+    area = QtWidgets.QScrollArea()
+    area.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+    area.setWidgetResizable(True)
+    area.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    area.setVerticalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+    area.setWidget(widget)
+    m = widget.contentsMargins()
+    area.setFixedHeight(widget.fontMetrics().lineSpacing() * max(1, lines) + m.top() + m.bottom() + 4)
+    area.setSizePolicy(QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Fixed)
+    area.setStyleSheet("QScrollArea { background: transparent; } QScrollArea > QWidget > QWidget "
+                       "{ background: transparent; }")
+    return area
