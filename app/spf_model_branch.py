@@ -94,8 +94,12 @@ class BranchDriver(QtCore.QObject):
         self.panel.branch_label.setText(f"{policy.algo} drives {name} from step {k}…")
 
         def job(ctx):
-            return drive_branch(cfg, meta, seed, inter, k, ego, policy, max_steps,
-                                cancelled=lambda: ctx.cancelled, progress=lambda d, t: ctx.progress(d, t))
+            try:
+                return drive_branch(cfg, meta, seed, inter, k, ego, policy, max_steps,
+                                    cancelled=lambda: ctx.cancelled, progress=lambda d, t: ctx.progress(d, t))
+            except InterruptedError:
+                ctx.check_cancelled()            # cancelled while re-simulating up to step k: ends as cancelled
+                raise
 
         self.handle = self.panel.jobs.start(job, kind="SPF model branch", key="spf_model_branch")
         self.handle.succeeded.connect(self._computed)

@@ -147,6 +147,17 @@ def test_the_model_drives_the_selected_car_from_the_shown_step(qtbot, tmp_path, 
         s.select(ped)
         assert not panel.drive_from_shown_step()
         assert "is not a car" in panel.branch_label.text() and s.num_steps == n
+        # Drive in SPF window: the play window opens on the chosen episode with the model driving
+        panel.split.setCurrentText("val")
+        panel.episode.setValue(1)
+        qtbot.mouseClick(panel.spf_button, QtCore.Qt.MouseButton.LeftButton)
+        play = win.spf_play_window
+        assert play is not None and play.isVisible() and play.model_driver.dock.isVisible()
+        play.answers["unsaved_run"] = "discard"        # closing the studio closes it without asking
+        assert (play.session.mode, play.session.split, play.session.episode) == ("easy", "val", 1)
+        qtbot.waitUntil(lambda: play.session.num_steps >= 3, timeout=60_000)
+        assert play.model_driver.driven >= {1, 2, 3}
+        play.model_driver.set_driving(False)
     finally:
         close_window(win)
 
