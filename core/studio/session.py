@@ -33,7 +33,8 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 
 from ..errors import LogiCityError
-from ..project import EpisodeAgentsError, Project, is_project, load_project, new_project, open_episode, save_project
+from ..project import EpisodeAgentsError, Project, is_project, load_project, new_project, open_episode
+from ..project_save import save_project
 from ..sim.episode import EpisodeBuffer, EpisodeView
 from ..sim.events import Breakpoint, Event as MarkerEvent, MarkerIndex
 from ..sim.frames import StepFrame, apply_frame, copy_episode
@@ -429,7 +430,7 @@ class Session:
 
     def save(self, folder: str | Path, replace: bool = False) -> Path:
         """Save the project, its view state and the recording into ``folder`` (atomic, see core.project); raises
-        what :func:`core.project.save_project` raises. Clears the modified flag."""
+        what :func:`core.project_save.save_project` raises. Clears the modified flag."""
         if self.project is None:
             raise ValueError("no project to save")
         self.project.studio = self.studio_state()

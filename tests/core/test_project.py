@@ -14,7 +14,8 @@ from tests.support.studio import ROOT, RUN_STEPS, assert_same_episode, default_c
 
 
 def test_project_round_trip(config, sim, tmp_path):
-    from core.project import is_project, load_project, new_project, open_episode, save_project
+    from core.project import is_project, load_project, new_project, open_episode
+    from core.project_save import save_project
 
     p = new_project(config, name="My city", seed=3)
     p.studio = {"colour_by": "Priority", "selected": "Car_3", "step": 7,
@@ -46,10 +47,11 @@ def test_project_round_trip(config, sim, tmp_path):
 
 def test_crash_during_save_keeps_the_old_project(config, sim, tmp_path, monkeypatch):
     import core.project as project_mod
+    import core.project_save as project_save_mod
 
     p = project_mod.new_project(config, seed=1)
     root = tmp_path / "p"
-    project_mod.save_project(p, root, episode=sim.buffer)
+    project_save_mod.save_project(p, root, episode=sim.buffer)
     good = (root / "project.yaml").read_bytes()
     q = project_mod.load_project(root)
     short = EpisodeBuffer(sim.buffer.agents, sim.buffer.meta)   # a different recording to save
@@ -57,17 +59,17 @@ def test_crash_during_save_keeps_the_old_project(config, sim, tmp_path, monkeypa
 
     short = copy_episode(sim.buffer)
     short.truncate(5)
-    real = project_mod.atomic_write_bytes
+    real = project_save_mod.atomic_write_bytes
 
     def crash(path, data):
         if Path(path).name == "project.yaml":
             raise OSError("disk full (simulated)")
         return real(path, data)
 
-    monkeypatch.setattr(project_mod, "atomic_write_bytes", crash)
+    monkeypatch.setattr(project_save_mod, "atomic_write_bytes", crash)
     with pytest.raises(OSError):
-        project_mod.save_project(q, episode=short)
-    monkeypatch.setattr(project_mod, "atomic_write_bytes", real)
+        project_save_mod.save_project(q, episode=short)
+    monkeypatch.setattr(project_save_mod, "atomic_write_bytes", real)
     assert (root / "project.yaml").read_bytes() == good
     r = project_mod.load_project(root)
     assert project_mod.open_episode(r).num_steps == RUN_STEPS          # still the old, complete episode
@@ -86,7 +88,8 @@ def test_crash_during_save_keeps_the_old_project(config, sim, tmp_path, monkeypa
     ("format: [unclosed\n", "", None),
 ])
 def test_malformed_manifest_names_file_and_line(config, tmp_path, text, fragment, line):
-    from core.project import load_project, new_project, save_project
+    from core.project import load_project, new_project
+    from core.project_save import save_project
 
     root = tmp_path / "p"
     save_project(new_project(config), root)
@@ -101,7 +104,8 @@ def test_malformed_manifest_names_file_and_line(config, tmp_path, text, fragment
 
 
 def test_broken_parts_and_foreign_episodes_are_reported(config, sim, tmp_path):
-    from core.project import load_project, new_project, open_episode, save_project
+    from core.project import load_project, new_project, open_episode
+    from core.project_save import save_project
 
     root = tmp_path / "p"
     save_project(new_project(config), root, episode=sim.buffer)
@@ -122,7 +126,8 @@ def test_broken_parts_and_foreign_episodes_are_reported(config, sim, tmp_path):
 
 def test_save_project_refuses_or_cleanly_replaces_another_project(tmp_path):
     from core.errors import ConfigError
-    from core.project import load_project, manifest_files, new_project, save_project
+    from core.project import load_project, manifest_files, new_project
+    from core.project_save import save_project
     from core.sim.config import load_mode
 
     other = tmp_path / "other"

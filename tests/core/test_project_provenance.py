@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from core.errors import ConfigError
-from core.project import load_project, new_project, open_episode, save_project
+from core.project import load_project, new_project, open_episode
+from core.project_save import save_project
 from core.sim.provenance import agents_hash, city_hash
 from core.sim.simulation import Simulation
 from core.studio.episode_info import saved_episodes

@@ -15,7 +15,8 @@ import pytest
 
 from core.errors import ConfigError
 from core.fileio import TEMP_MARK, host_tag
-from core.project import load_project, manifest_files, new_project, open_episode, save_project
+from core.project import load_project, manifest_files, new_project, open_episode
+from core.project_save import save_project
 from core.project_files import JOURNAL, clean_leftovers, name_problem, unlink_inside
 from tests.support.paths import ROOT
 from tests.support.studio import run_sim
@@ -270,7 +271,9 @@ import os, signal, sys
 sys.path.insert(0, sys.argv[1])
 from pathlib import Path
 import core.project as project_mod
-from core.project import load_project, save_project
+import core.project_save as project_save_mod
+from core.project import load_project
+from core.project_save import save_project
 from tests.support.studio import run_sim
 
 root, when = Path(sys.argv[2]), sys.argv[3]
@@ -357,9 +360,10 @@ def test_a_failed_save_removes_the_files_it_wrote(config, short_run, other, monk
     import errno
 
     import core.project as project_mod
+    import core.project_save as project_save_mod
 
     p = new_project(config, name="New")
-    real = project_mod.atomic_write_bytes
+    real = project_save_mod.atomic_write_bytes
     calls = []
 
     def full(path, data):
@@ -368,7 +372,7 @@ def test_a_failed_save_removes_the_files_it_wrote(config, short_run, other, monk
             raise OSError(errno.ENOSPC, "No space left on device (simulated)")
         return real(path, data)
 
-    monkeypatch.setattr(project_mod, "atomic_write_bytes", full)
+    monkeypatch.setattr(project_save_mod, "atomic_write_bytes", full)
     (other / "map.yaml").write_text((other / "map.yaml").read_text() + "\n# edited\n")   # parts differ: written
     before = _files(other)
     with pytest.raises(OSError):

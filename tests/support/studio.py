@@ -51,7 +51,8 @@ def assert_same_episode(a, b, upto: int | None = None):
 
 def save_default_project(root):
     """A saved project of the default city with a ``studio:`` block (step 7, Car_3 selected, one breakpoint)."""
-    from core.project import new_project, save_project
+    from core.project import new_project
+    from core.project_save import save_project
 
     cfg = default_config()
     p = new_project(cfg)

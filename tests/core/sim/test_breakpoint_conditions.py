@@ -266,7 +266,8 @@ NEW_BREAKPOINTS = [{"kind": "step", "step": 40},
 
 
 def test_project_yaml_round_trip_and_session(config, tmp_path):
-    from core.project import load_project, new_project, save_project
+    from core.project import load_project, new_project
+    from core.project_save import save_project
     from core.studio.session import Session
 
     p = new_project(config, name="bp", seed=0)
@@ -298,7 +299,8 @@ BAD_EDITS = [
 @pytest.mark.parametrize("old, new, fragment", BAD_EDITS)
 def test_bad_breakpoints_in_project_yaml_are_located_errors(config, tmp_path_factory, tmp_path, old, new, fragment):
     from core.errors import LogiCityError
-    from core.project import load_project, new_project, save_project
+    from core.project import load_project, new_project
+    from core.project_save import save_project
 
     base = tmp_path_factory.getbasetemp() / "bp-base"
     if not base.exists():
