@@ -14,6 +14,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from core.view.agent_rows import COLUMNS, AgentRow, row_matches
 
+from .layout_fence import fenced
+
 AGENT_ROLE = QtCore.Qt.ItemDataRole.UserRole + 2
 NUMERIC = {"goals_reached", "path_left"}
 
@@ -153,7 +155,7 @@ class AgentsPanel(QtWidgets.QWidget):
             self.table.setColumnWidth(col, width)
         lay.addWidget(self.table)
         self.count = QtWidgets.QLabel("")
-        lay.addWidget(self.count)
+        lay.addWidget(fenced(self.count))   # "… agents at step k" changes every step: no main-window re-layout
         self.search.textChanged.connect(self._on_filter)
         self.model.modelReset.connect(self._on_reset)   # re-sorted or re-filtered: the highlight follows the agent
         self.table.clicked.connect(self._on_clicked)

@@ -23,6 +23,20 @@ class StatusLabels(QtCore.QObject):
         for w in (self.state_label, self.step_label, self.agents_label, self.speed_label):
             w.setContentsMargins(8, 0, 8, 0)
             bar.addPermanentWidget(w)
+        self._step_digits = 0
+
+    def _fit_step_label(self, t: int) -> None:
+        """A fixed size for "Step k / T" (wide enough for any k up to T): a label of fixed size does not ask its
+        parents to re-lay out when its text changes, so a seek does not re-lay out the status bar and, through
+        it, the main window and every dock (widgets/layout_fence.py)."""
+        digits = len(str(max(t, 1)))
+        if digits != self._step_digits:
+            self._step_digits = digits
+            w = self.step_label
+            m = w.contentsMargins()
+            text = f"Step {'8' * digits} / {'8' * digits}"
+            w.setFixedSize(w.fontMetrics().horizontalAdvance(text) + m.left() + m.right() + 4,
+                           w.sizeHint().height())
 
     def follow(self, playback: PlaybackController) -> None:
         """Keep the labels current as ``playback`` and the session change."""
@@ -36,6 +50,7 @@ class StatusLabels(QtCore.QObject):
     def update(self, pb: PlaybackController) -> None:
         s = self.session
         t = s.num_steps
+        self._fit_step_label(t)
         self.step_label.setText(f"Step {min(s.cursor, t)} / {t}")
         self.agents_label.setText(f"{len(s.agent_names)} agents")
         target = "max" if pb.speed <= 0 else f"{pb.speed:g}"
