@@ -28,7 +28,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="processes making worlds in parallel (default 1 = this process; give the number of free "
                         "cores on a big machine); the files are the same either way")
     m.add_argument("--png-level", type=int, default=1,
-                   help="zlib level of the frames, 0-9 (default 1; 0 = uncompressed, ~3 MB a frame, fastest)")
+                   help="deflate level of the frames, 0-9 (default 1: ISA-L, fastest and smallest here; 2-9: zlib; "
+                        "0 = uncompressed, ~3 MB a frame)")
     m.add_argument("--out", type=Path, required=True, help="dataset folder (created; resumed when it exists)")
     m.add_argument("--quiet", action="store_true", help="no progress bar")
     m.set_defaults(func=run_make)
