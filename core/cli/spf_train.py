@@ -39,7 +39,8 @@ def register_train(s) -> None:
     t.add_argument("--augment", choices=("none", "views"), default="none",
                    help="BC: 'views' replaces half of every batch by demonstrated views with the other entities "
                         "shuffled and some hidden, labelled by the oracle (docs/spf.md)")
-    t.add_argument("--lr", type=float, default=None, help="learning rate (default: BC 1e-3, NLM-BC 5e-3; RL per algorithm, "
+    t.add_argument("--lr", type=float, default=None, help="learning rate (default: BC 1e-3, NLM-BC 5e-3; RL per "
+                                                          "algorithm, "
                                                           "see config.yaml)")
     t.add_argument("--batch", type=int, default=128, help="BC: batch size")
     t.add_argument("--n-envs", type=int, default=None, help="RL: vectorised training envs (default: 4, NLM-DQN 8)")
