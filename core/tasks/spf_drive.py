@@ -175,15 +175,6 @@ def _overrides(interventions: Sequence[Mapping], k: int, n: int) -> dict:
     return {int(i): Action(int(a)) for i, a in enumerate(row) if a >= 0}
 
 
-def _scheduled(sim: Any) -> None:
-    """What :meth:`Simulation.step` does first when it grounds the state itself: take over the agent table and
-    the rule program scheduled for this step (branches made by the agent and rule editors)."""
-    if sim.agent_schedule:
-        sim._scheduled_agents()
-    if getattr(sim, "rule_schedule", None):
-        sim._scheduled_rules()
-
-
 def drive_branch(config: Any, meta: Mapping, seed: int, interventions: Sequence[Mapping], k: int, ego: int,
                  policy: Any, max_steps: int = 200, cancelled: Callable[[], bool] | None = None,
                  progress: Callable[[int, int], None] | None = None) -> BranchDrive:
@@ -217,7 +208,7 @@ def drive_branch(config: Any, meta: Mapping, seed: int, interventions: Sequence[
     for t in range(1, int(max_steps) + 1):
         if cancelled and cancelled():
             break
-        _scheduled(sim)
+        sim.apply_schedules()   # what step() does first when it grounds the state itself
         g, d = sim.decide()
         obs = g.observation(ego, fov)
         n_real = min(int(g.valid[ego].sum()), fov)
