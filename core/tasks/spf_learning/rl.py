@@ -28,8 +28,9 @@ HYPERPARAMETERS = {
             "train_freq": 1, "gradient_steps": 1, "target_update_interval": 1000, "exploration_fraction": 0.2,
             "exploration_final_eps": 0.05, "gamma": 0.99},
     # NLM-DQN: one gradient step of batch 128 per 8 environment steps (8 envs, train_freq 1) — the reference's SB3
-    # ratio (2 envs, train_freq 4, batch 128); the NLM's forward/backward, not the simulator, is its cost
-    "nlm-dqn": {"learning_rate": 1e-3, "buffer_size": 50_000, "learning_starts": 1000, "batch_size": 128,
+    # ratio (2 envs, train_freq 4, batch 128); the NLM's forward/backward, not the simulator, is its cost. lr 5e-3:
+    # at 1e-3 the NLM's sigmoid layers stay near-constant for hundreds of Adam steps (as in NLM-BC, docs/spf.md)
+    "nlm-dqn": {"learning_rate": 5e-3, "buffer_size": 50_000, "learning_starts": 1000, "batch_size": 128,
                 "train_freq": 1, "gradient_steps": 1, "target_update_interval": 1000, "exploration_fraction": 0.2,
                 "exploration_final_eps": 0.05, "gamma": 0.99},
     "ppo": {"learning_rate": 3e-4, "n_steps": 128, "batch_size": 128, "n_epochs": 4, "gamma": 0.99,
