@@ -232,9 +232,7 @@ def _timeline(session, jobs) -> QtWidgets.QWidget:
 def _inspector(session, jobs) -> QtWidgets.QWidget:
     from widgets.inspector import InspectorWidget
 
-    w = InspectorWidget()
-    w.setMinimumHeight(400)   # below it the dock scrolls; the true-predicates table is visible at 1440x900
-    return w
+    return InspectorWidget()   # it scrolls its own content (no scroll area around it: one scroll bar, not two)
 
 
 def _statistics(session, jobs) -> QtWidgets.QWidget:
@@ -290,8 +288,7 @@ RENDER_DOCK_HEIGHT = 400
 
 BUILTIN_PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("timeline", "Timeline", BOTTOM, _timeline),
-    PanelSpec("inspector", "Inspector", RIGHT, _inspector, scroll=True, scroll_horizontal=False, width=430,
-              height=520),
+    PanelSpec("inspector", "Inspector", RIGHT, _inspector, width=430, height=520),
     PanelSpec("statistics", "Statistics", RIGHT, _statistics, split_below="inspector", height=300),
     PanelSpec("legend", "Legend", LEFT, _legend, width=210),
     PanelSpec("breakpoints", "Breakpoints", LEFT, _breakpoints, tabify_with="legend"),

@@ -88,6 +88,7 @@ class AgentEditorController(QtCore.QObject):
         self._select_after: list[int] | None = None
         self.markers = pg.ScatterPlotItem(pxMode=False, size=1.6)
         self.markers.setZValue(18)
+        self.markers.setVisible(False)   # empty: not painted with every map frame
         self.map.vb.addItem(self.markers)
         p = self.panel
         p.tabChanged.connect(self._on_tab)
@@ -225,6 +226,7 @@ class AgentEditorController(QtCore.QObject):
         """Start (green square) and goal (red cross) of the selected agents; an agent without one: nothing."""
         if self.session.project is None:
             self.markers.setData([])
+            self.markers.setVisible(False)
             return
         agents = self.agents().agents
         spots = []
@@ -238,6 +240,7 @@ class AgentEditorController(QtCore.QObject):
                                   "brush": pg.mkBrush(*rgb, 220), "pen": pg.mkPen(255, 255, 255, width=2),
                                   "data": (a.name, "start" if symbol == "s" else "goal")})
         self.markers.setData(spots)
+        self.markers.setVisible(bool(spots))
 
     def marker_cells(self) -> list[tuple[str, str, tuple[int, int]]]:
         """(agent, "start"/"goal", cell) of every marker on the map (tests, screenshots)."""

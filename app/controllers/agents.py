@@ -21,6 +21,8 @@ from core.view.agent_rows import agent_rows, witness_agents
 from core.view.compare import compare_rows
 from widgets.map_overlays import AgentLabelLayer, WitnessOverlay
 
+from .onscreen import ShownWatch, on_screen
+
 #: Seconds between two refreshes of the panel's rows while playing.
 PANEL_PERIOD = 0.25
 
@@ -57,11 +59,11 @@ class AgentsController(QtCore.QObject):
         drawing.drawn.connect(self._on_drawn)
         panel.agentClicked.connect(self.select)
         panel.agentActivated.connect(self.centre_on)
-        panel.shown.connect(lambda: self.refresh_rows() if self._stale else None)
+        # rows and comparison are computed only on screen (not behind another dock's tab), caught up when shown
+        self._shown = ShownWatch(self._on_shown, self)
         panel.compareChanged.connect(self.set_compare)
         self.compare_view.agentRequested.connect(self.select)
         self._compare_stale = False
-        self.compare_view.installEventFilter(self)
         self.compare_view.clearRequested.connect(lambda: self.set_compare(()))
         ev = session.events
         ev.selection.connect(self._on_selection)
@@ -79,8 +81,9 @@ class AgentsController(QtCore.QObject):
         self.witness.show(sc.positions, s.selected, ws)
         if self.labels.isVisible():
             self.labels.set_agents(sc.positions, sc.names, (s.selected, *ws) if s.selected is not None else ())
-        if not self.panel.isVisible() and not (self.compare and self.compare_view.isVisible()):
+        if not on_screen(self.panel) and not (self.compare and on_screen(self.compare_view)):
             self._stale = True       # refreshed when the panel is shown
+            self._shown.watch(self.panel)
             return
         # in an event-loop pass of its own, never the frame's (the map answers first, as with the inspector)
         if not self._rows_timer.isActive():
@@ -97,11 +100,12 @@ class AgentsController(QtCore.QObject):
             self.panel.clear()
             return
         k = min(s.cursor, s.num_steps)
-        if self.panel.isVisible():
+        if on_screen(self.panel):
             self.panel.set_rows(agent_rows(s.history, k), k)
             self.panel.set_selected(s.selected)
         else:
             self._stale = True
+            self._shown.watch(self.panel)
         self.refresh_compare()
 
     def _on_selection(self, event: Any) -> None:
@@ -131,8 +135,9 @@ class AgentsController(QtCore.QObject):
         self.refresh_compare()
 
     def refresh_compare(self) -> None:
-        if not self.compare_view.isVisible():   # hidden: nothing to compute; refreshed as it is shown
+        if not on_screen(self.compare_view):   # hidden: nothing to compute; refreshed as it is shown
             self._compare_stale = True
+            self._shown.watch(self.compare_view)
             return
         self._compare_stale = False
         s, model = self.session, self.drawing.inspector_model
@@ -145,10 +150,11 @@ class AgentsController(QtCore.QObject):
         self.compare_view.set_comparison(agents, [r.name for r in reports],
                                          compare_rows(reports, s.history.meta.get("clauses") or ()), k)
 
-    def eventFilter(self, obj: QtCore.QObject, ev: QtCore.QEvent) -> bool:  # noqa: N802 (Qt name)
-        if obj is self.compare_view and ev.type() == QtCore.QEvent.Type.Show and self._compare_stale:
-            QtCore.QTimer.singleShot(0, self.refresh_compare)
-        return False
+    def _on_shown(self, w: Any) -> None:
+        if w is self.panel and self._stale and w.isVisible():
+            self.refresh_rows()
+        elif w is self.compare_view and self._compare_stale and w.isVisible():
+            self.refresh_compare()
 
     def _on_view(self, event: Any) -> None:
         if "labels" not in event.changed:

@@ -18,6 +18,8 @@ from core.view.inspect import Inspector
 from core.view.scene import build_scene
 from core.view.stats import clause_labels
 
+from .onscreen import ShownWatch, on_screen
+
 #: While playing, the inspector and the statistics refresh at most this often (seconds); the map every frame.
 SLOW_PERIOD = 0.25
 
@@ -55,8 +57,7 @@ class DrawController(QtCore.QObject):
         self._ack_fallback.timeout.connect(self.send_ack)
         map_view.painted.connect(self._on_map_painted)
         self._hidden_stale: set[Any] = set()     # panels hidden when they were due a refresh
-        stats.installEventFilter(self)
-        inspector.installEventFilter(self)
+        self._shown = ShownWatch(self._on_shown, self)   # ... refreshed when shown or their tab is raised
         dispatcher = QtCore.QAbstractEventDispatcher.instance(QtCore.QThread.currentThread())
         if dispatcher is not None:
             dispatcher.aboutToBlock.connect(self._on_idle)
@@ -186,26 +187,31 @@ class DrawController(QtCore.QObject):
         k = min(s.cursor, s.num_steps)
         if self.playing:
             self._slow_turn = not self._slow_turn
-            if self._slow_turn and self.stats.isVisible():
+            if self._slow_turn and on_screen(self.stats):
                 self.stats.refresh(s.history, k)
-            elif self.inspector.isVisible():
+            elif on_screen(self.inspector):
                 self.update_inspector()
-            self._hidden_stale.update(w for w in (self.stats, self.inspector) if not w.isVisible())
+            for w in (self.stats, self.inspector):
+                if not on_screen(w):
+                    self._skip(w)
             return
         self._slow_dirty = False
         for w, refresh in ((self.stats, lambda: self.stats.refresh(s.history, k)), (self.inspector,
                                                                                   self.update_inspector)):
-            if w.isVisible():
+            if on_screen(w):
                 refresh()
             else:   # a hidden panel (a tab behind another, a closed dock) costs nothing: refreshed when shown
-                self._hidden_stale.add(w)
+                self._skip(w)
 
-    def eventFilter(self, obj: QtCore.QObject, ev: QtCore.QEvent) -> bool:  # noqa: N802 (Qt name)
+    def _skip(self, w: Any) -> None:
+        self._hidden_stale.add(w)
+        self._shown.watch(w)
+
+    def _on_shown(self, w: Any) -> None:
         """A hidden inspector or statistics panel that missed frames is refreshed as it is shown."""
-        if ev.type() == QtCore.QEvent.Type.Show and obj in self._hidden_stale:
-            self._hidden_stale.discard(obj)
-            QtCore.QTimer.singleShot(0, lambda obj=obj: self._refresh_shown(obj))
-        return False
+        if w in self._hidden_stale:
+            self._hidden_stale.discard(w)
+            self._refresh_shown(w)
 
     def _refresh_shown(self, w: Any) -> None:
         s = self.session

@@ -39,8 +39,9 @@ class GridlockController(QtCore.QObject):
         self.action.triggered.connect(lambda _checked=False: self.show_cycle())
         ev = session.events
         ev.recorded.connect(self._on_recorded)
-        for emitter in (ev.history, ev.truncated, ev.cursor, ev.markers):
+        for emitter in (ev.history, ev.truncated, ev.markers):
             emitter.connect(lambda e: self.refresh())
+        ev.cursor.connect(lambda e: self._mark_shown())   # every seek: only which marks to draw
 
     # ---- queries ----------------------------------------------------------------------------------------------
     def detector(self) -> GridlockDetector | None:
@@ -77,6 +78,15 @@ class GridlockController(QtCore.QObject):
         g = self.shown()
         self.map.set_marked(g.agents_at(self.session.cursor) if g is not None else ())
         self.action.setEnabled(bool(self.gridlocks()))
+
+    def _mark_shown(self) -> None:
+        """The cursor moved: the marks of the gridlock live there. The detector is brought up to date by
+        :meth:`refresh` whenever the recording changes, so a seek only looks up what it found."""
+        h, k = self.session.history, self.session.cursor
+        found = detector_for(h).gridlocks if h is not None else ()
+        live = next((g for g in found if g.active_at(k)), None) if found else None
+        if live is not None or len(self.map.marked):
+            self.map.set_marked(live.agents_at(k) if live is not None else ())
 
     def pick(self) -> Gridlock | None:
         """The gridlock to show: the one at the cursor, else the next one after it, else the last one."""

@@ -47,7 +47,10 @@ class ProblemsController(QtCore.QObject):
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self.refresh_now)
         ev = self.session.events
-        for name in ("project", "history", "modified"):
+        # not on "modified": recording a step or saving changes nothing a checker reads (city, agents, ontology,
+        # rule texts change through commands, the stack index below), and the first recorded step would re-check
+        # everything as playback starts (a stall of tens of ms with 200 agents)
+        for name in ("project", "history"):
             getattr(ev, name).connect(lambda e: self.schedule())
         if hasattr(ev, "city"):
             ev.city.connect(lambda e: self.schedule())
