@@ -1,0 +1,67 @@
+"""Moving the shown step does not re-lay out the main window (widgets/layout_fence.py): the labels whose text
+changes at every step (inspector, statistics footer, Agents panel count, status-bar step) are fenced or of fixed
+size, so Qt's layout requests stop before the main window, which would otherwise re-lay out (and re-animate)
+every dock at each step of a scrub."""
+from __future__ import annotations
+
+import pytest
+from PySide6 import QtCore
+
+from tests.support.studio import WAIT, simulate
+
+pytest.importorskip("pytestqt")
+
+
+class LayoutRequests(QtCore.QObject):
+    def __init__(self) -> None:
+        super().__init__()
+        self.count = 0
+
+    def eventFilter(self, obj, ev) -> bool:  # noqa: N802 (Qt name)
+        if ev.type() == QtCore.QEvent.Type.LayoutRequest:
+            self.count += 1
+        return False
+
+
+def test_stepping_through_the_timeline_does_not_re_lay_out_the_window(studio, qtbot):
+    win = studio
+    win.resize(1440, 900)
+    simulate(qtbot, win, 14)
+    win.select_agent(0)
+    panel = win.panels.widget("agents")
+    win.set_cursor(14)
+    qtbot.waitUntil(lambda: win.cursor == 14, timeout=WAIT)
+    win.map.setFocus()
+    qtbot.keyClick(win.map, QtCore.Qt.Key.Key_Left)      # once, so that every label has its size for a step
+    qtbot.waitUntil(lambda: win.cursor == 13, timeout=WAIT)
+
+    def shown(k: int, dock: str) -> bool:   # (a dock tabbed behind another is not refreshed)
+        return (win.cursor == k and win.inspector.report is not None and win.inspector.report.step == k
+                and (f"shown step {k} of" in win.stats.summary.text() if dock == "statistics"
+                     else f"at step {k}" in panel.count.text()))
+
+    counted = 0
+    for dock, steps in (("agents", range(12, 8, -1)), ("statistics", range(8, 4, -1))):   # tabs of one area
+        d = win.docks[dock]
+        if not d.isVisible():
+            d.toggleViewAction().trigger()
+        d.raise_()
+        qtbot.waitUntil(lambda d=d: d.widget().isVisible() and win.inspector.isVisible(), timeout=WAIT)
+        qtbot.wait(300)
+        spy = LayoutRequests()
+        win.installEventFilter(spy)
+        try:
+            for k in steps:                              # Timeline ▸ Step back (Left), the panels redrawn each time
+                qtbot.keyClick(win.map, QtCore.Qt.Key.Key_Left)
+                try:
+                    qtbot.waitUntil(lambda k=k, dock=dock: shown(k, dock), timeout=8000)
+                except Exception:
+                    raise AssertionError((k, win.cursor, win.inspector.report and win.inspector.report.step,
+                                          win.stats.isVisible(), win.stats.summary.text()[:60], panel.isVisible(),
+                                          panel.count.text()))
+            qtbot.wait(200)
+        finally:
+            win.removeEventFilter(spy)
+        counted += spy.count
+    assert win.status_labels.step_label.text() == f"Step 5 / {win.num_steps}"
+    assert counted == 0
