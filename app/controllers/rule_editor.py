@@ -365,7 +365,7 @@ class RuleEditorController(QtCore.QObject, RuleApplyMixin):
         wrote, each atomically; the texts written are what the editor shows."""
         from pathlib import Path
 
-        from core.project import atomic_write_text
+        from core.project_save import atomic_write_text
 
         ws, project = self.workspace, self.session.project
         if ws is None or project is None or project.root is None:
