@@ -10,6 +10,10 @@ episode buffer's growth is too (recording on). Targets (2-core machine, compiled
 median < 5 ms and worst step < 50 ms with recording on. The summary prints each figure's ratio to its target
 (< 1 = target met).
 
+Above 128 agents the step runs the compiled numba kernels when numba is importable (core/logic/kernels.py; the
+first run on a machine compiles them, which the warm-up steps absorb); ``LOGICITY_KERNELS=0`` measures the numpy
+path instead. The first line says which.
+
 Usage: python bench/sim.py [--steps 300] [--big-steps 600] [--z3-steps 60] [--quick]
 """
 from __future__ import annotations
@@ -101,8 +105,10 @@ def main() -> int:
     for n, blocks in sizes:
         cfg = generated(n, blocks, base)
         cases.append((cfg.name, cfg, big_steps if n >= 1000 else steps))
+    from core.logic.fast import kernels
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start "
-          f"(wall = elapsed per step; cpu = this thread's CPU time per step)")
+          f"(wall = elapsed per step; cpu = this thread's CPU time per step); compiled kernels above 128 agents: "
+          f"{'on (numba)' if kernels() is not None else 'off (numpy)'}")
     print(f"{'scenario':<30}{'engine':<9}{'rec':<5}{'median ms':>10}{'p95 ms':>9}{'worst ms':>10}{'mean ms':>9}"
           f"{'cpu med':>9}{'steps':>7}{'setup s':>9}")
     results = {}

@@ -20,7 +20,8 @@ import numpy as np
 from ..codes import ACTION_INDEX, ACTION_NAMES, Action
 from ..errors import RuleError
 from .decisions import Decisions, TaskCheck, task_violations
-from .grounding import Interpretation
+from .fast import kernels as fast_kernels
+from .grounding import DENSE_PAIR_AGENTS, Interpretation
 from .joins import plan_joins
 from .ontology import Ontology
 from .program import Program, TaskSection
@@ -77,6 +78,35 @@ class _Slots:
         np.logical_not(t1[:s1], out=t1[s1:2 * s1])
         t1[2 * s1] = True
         return t0, t1
+
+    def ego_table(self, interp: Interpretation) -> np.ndarray:
+        """T0 of :meth:`tables` alone."""
+        s0 = len(self.ego)
+        t0 = np.empty((2 * s0 + 1, interp.valid.shape[0]), dtype=bool)
+        if s0:
+            t0[:s0] = interp.ego_slices(tuple(self.ego))
+        np.logical_not(t0[:s0], out=t0[s0:2 * s0])
+        t0[2 * s0] = True
+        return t0
+
+    def bit_tables(self, interp: Interpretation, kern) -> tuple[np.ndarray, np.ndarray] | None:
+        """T0 as in :meth:`tables` and T1 as bit rows uint64 [2*S1+1, E] (bit j = entity j: the positive
+        slices, their negations — padding bits set, as the bool negations — and an all-true row), for the
+        compiled kernels (``kern``); None when views hold more than 64 entities or T0 has more than 64 rows."""
+        e, k = interp.valid.shape
+        s1 = len(self.var)
+        if k > 64 or 2 * len(self.ego) + 1 > 64:   # a word per view entry set, and per ego's T0 column
+            return None
+        pos = interp.var_bits(tuple(self.var), kern)
+        if pos is None:
+            return None
+        full = np.uint64((1 << k) - 1)
+        b1 = np.empty((2 * s1 + 1, e), dtype=np.uint64)
+        b1[:s1] = pos
+        np.invert(pos, out=b1[s1:2 * s1])
+        b1[s1:2 * s1] &= full
+        b1[2 * s1] = full
+        return self.ego_table(interp), b1
 
 
 @dataclass
@@ -216,7 +246,7 @@ class _WideClause:
         for i, idx in enumerate(self.per_var):  # each variable's domain mask and one-variable literals
             shape = [r] + [1] * m
             shape[1 + i] = k
-            u = t1[idx[:, None], rows].all(axis=0).reshape(shape)
+            u = _take(t1, idx, rows).all(axis=0).reshape(shape)
             acc = u if acc is None else acc & u
         assert acc is not None
         for pred, (i, j), positive in self.pairs:
@@ -251,7 +281,7 @@ class _WideClause:
         chunk = max(1, JOIN_LIMIT // cost)
         for start in range(0, len(rows), chunk):
             part = rows[start:start + chunk]
-            unary = [t1[idx[:, None], part].all(axis=0) for idx in self.per_var]
+            unary = [_take(t1, idx, part).all(axis=0) for idx in self.per_var]
             tables = []
             for pred, (i, j), positive in self.pairs:
                 b = interp.binary_rows(pred, part)
@@ -262,6 +292,22 @@ class _WideClause:
             body[part] = b
             wit[part] = w
         return body, wit
+
+
+class _BitRows:
+    """The one-variable table T1 as bit rows (uint64 [2*S1+1, E], bit j = entity j; see _Slots.bit_tables), for
+    the wide clauses, which read the slices of a few views only: :func:`_take` unpacks just those."""
+
+    def __init__(self, bits: np.ndarray, k: int, kern) -> None:
+        self.bits, self.k, self.kern = bits, k, kern
+
+
+def _take(t1: "np.ndarray | _BitRows", idx: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """bool [len(idx), len(rows), K] = ``t1[idx[:, None], rows]`` for either form of T1."""
+    if isinstance(t1, _BitRows):
+        return t1.kern.unpack_rows(t1.bits, np.asarray(idx, dtype=np.int64), np.asarray(rows, dtype=np.int64),
+                                   t1.k)
+    return t1[idx[:, None], rows]
 
 
 def _minus_ones(shape: tuple[int, ...], dtype: type = np.int64) -> np.ndarray:
@@ -391,6 +437,29 @@ class CompiledEngine:
         self._sel_off = (np.arange(4) * self._sel_rows.shape[1])[:, None]
         self._clause_ids = np.array([c.id for c in clauses], dtype=np.int32)
         self._per_e: dict[int, tuple[np.ndarray, ...]] = {}
+        self._select_plan: tuple | None = None
+
+    def _kernel_select_plan(self) -> tuple:
+        """The heads, selection rows and constraints as padded arrays for kernels.select (see its doc)."""
+        h = len(self.heads)
+        rmax = max([len(rows) for _, rows, _, _ in self.heads] + [1])
+        wmax = max([idxa.shape[1] for _, _, idxa, _ in self.heads if idxa is not None] + [0])
+        head_act = np.array([a for a, _, _, _ in self.heads], dtype=np.int64)
+        head_rows = np.full((h, rmax), -1, dtype=np.int64)
+        head_idxa = np.full((h, rmax, wmax), _A_TRUE, dtype=np.int64)
+        for i, (_, rows, idxa, _) in enumerate(self.heads):
+            head_rows[i, : len(rows)] = rows
+            if idxa is not None:
+                head_idxa[i, : len(rows), : idxa.shape[1]] = idxa
+        c = len(self.program.clauses)
+        all_idxa = self._all_idxa if self._all_idxa is not None else np.zeros((c, 0), dtype=np.int64)
+        if self.constraints is not None:
+            con_rows, con_ids = self.constraints[0], self.constraints[2].astype(np.int32)
+        else:
+            con_rows, con_ids = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32)
+        return (head_act, head_rows, head_idxa, np.ascontiguousarray(all_idxa, dtype=np.int64),
+                np.ascontiguousarray(self._sel_rows, dtype=np.int64), self._clause_ids, con_rows, con_ids,
+                int(self.v))
 
     def _templates(self, e: int) -> tuple[np.ndarray, ...]:
         """Per ego count (memoised; callers copy what they modify): arange(E), the initial action table
@@ -403,11 +472,15 @@ class CompiledEngine:
                                   np.full((e, self.v), -1, dtype=np.int32))
         return t
 
-    def _bases(self, interp: Interpretation) -> tuple[np.ndarray, np.ndarray]:
-        """Body truth without action literals [C, E] and local witnesses [C, E, V]."""
+    def _bases(self, interp: Interpretation, kern=None) -> tuple[np.ndarray, np.ndarray]:
+        """Body truth without action literals [C, E] and local witnesses [C, E, V]; ``kern``: the compiled
+        kernels (core/logic/fast.py), used when given."""
         e = interp.valid.shape[0]
         c = len(self.program.clauses)
         v = max(self.v, 1)
+        bits = self.slots.bit_tables(interp, kern) if kern is not None else None
+        if bits is not None:
+            return self._bit_bases(interp, kern, *bits, c, v)
         t0, t1 = self.slots.tables(interp)
         if self.flat is not None and not self.wide:
             body, w = self.flat.evaluate(t0, t1, None, interp.valid)  # compiled without action literals
@@ -428,13 +501,39 @@ class CompiledEngine:
             wit[wc.row, :, : wc.m] = w
         return body, wit
 
+    def _bit_bases(self, interp: Interpretation, kern, t0: np.ndarray, b1: np.ndarray, c: int, v: int
+                   ) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_bases` on bit rows: the one-variable clauses in one compiled pass (kernels.flat_bodies),
+        the wide clauses as before on the views they need, unpacked."""
+        e, k = interp.valid.shape
+        body = np.zeros((c, e), dtype=bool)
+        wit = _minus_ones((c, e, v))
+        if self.flat is not None:
+            fl = self.flat
+            b, w = kern.flat_bodies(t0, b1, fl.idx0, fl.idx1, fl.var_rows)
+            body[fl.rows] = b
+            wit[fl.rows, :, 0] = w
+        t1 = _BitRows(b1, k, kern)
+        for wc in self.wide:
+            b, w = wc.evaluate(interp, t0, t1, None, self.s0, self.s1)
+            body[wc.row] = b
+            wit[wc.row, :, : wc.m] = w
+        return body, wit
+
     def decide(self, interp: Interpretation) -> Decisions:
         e = interp.valid.shape[0]
         v = self.v
         egos = interp.ent[:, 0].astype(np.int32) if e else np.zeros(0, np.int32)
         if e == 0 or not len(self.program.clauses):
             return self._nothing_holds(interp, egos)
-        base, wit = self._bases(interp)
+        kern = fast_kernels() if e > DENSE_PAIR_AGENTS else None   # small scenes never compile the kernels
+        base, wit = self._bases(interp, kern)
+        if kern is not None:   # the same steps as below, per ego in one compiled loop (kernels.select)
+            plan = self._select_plan
+            if plan is None:
+                plan = self._select_plan = self._kernel_select_plan()
+            holds, clause, witness, unsat, violated, vwit = kern.select(base, wit, interp.ent, *plan)
+            return Decisions(self.program, interp.names, egos, holds, clause, witness, unsat, violated, vwit)
         arange, acts, violated, vwit = self._templates(e)
         # heads in stratum order: only whether each holds (the fired clause is chosen afterwards)
         acts = acts.copy()

@@ -27,6 +27,7 @@ import numpy as np
 from ..codes import HEADING_NAMES, Kind
 from ..map.model import CityMap
 from ..world import AgentTable, WorldSnapshot
+from .fast import kernels as fast_kernels
 from .ontology import Ontology, Predicate
 from .interpretation import EgoView, EntityRow, Interpretation, TableInterpretation
 from .registry import CONCEPT_ORDER
@@ -192,6 +193,7 @@ class Grounder:
         self._slice_plans: dict[tuple, tuple] = {}
         self._obs_positions: dict[int, np.ndarray] = {}
         self._limit_cache: dict[tuple, np.ndarray] = {}
+        self._no_limits: dict[int, np.ndarray] = {}
 
     def static(self, agents: AgentTable) -> _AgentStatic:
         st = self._static
@@ -231,8 +233,11 @@ class Grounder:
         boxes = self.fov_boxes(pos, head)
         lim = self._view_limits(n, view_limits) if view_limits else None
         if n > DENSE_PAIR_AGENTS:
-            ent = _domains_from_pairs(*box_members(pos, boxes), n, lim)
-            coins = {p.name: self._draw_coins(p, pos, head, st, rng) for p in self._colliding}
+            kern = fast_kernels()
+            ent = self._kernel_domains(kern, pos, boxes, lim) if kern is not None else None
+            if ent is None:
+                ent = _domains_from_pairs(*box_members(pos, boxes), n, lim)
+            coins = {p.name: self._draw_coins(p, pos, head, st, rng, kern) for p in self._colliding}
             if forced_coins:
                 _force_coins(coins, None, forced_coins, n)
             return Grounding(self, snapshot, st, ent, ent >= 0, coins)
@@ -246,6 +251,19 @@ class Grounder:
         if forced_coins:
             _force_coins(coins, tables, forced_coins, n)
         return Grounding(self, snapshot, st, ent, ent >= 0, coins, dense=geom, pair_tables=tables)
+
+    def _kernel_domains(self, kern, pos: np.ndarray, boxes: np.ndarray, lim: np.ndarray | None
+                        ) -> np.ndarray | None:
+        """:func:`_domains_from_pairs` of the in-view pairs by the compiled kernel (one loop, a bucket grid of
+        half the view's side); None when some ego lies outside its own box (an off-map position),
+        which the numpy path handles."""
+        n = len(pos)
+        if lim is None:
+            lim = self._no_limits.get(n)
+            if lim is None:
+                lim = self._no_limits[n] = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+        ent, ok = kern.domains(pos, boxes, lim, max(2, (2 * self.fov + 1) // 2))
+        return ent if ok else None
 
     def _view_limits(self, n: int, view_limits: Mapping[int, int]) -> np.ndarray:
         """int64 [N]: the domain size cap per ego (no cap = int64 max), memoised per limits (a simulation passes
@@ -304,13 +322,19 @@ class Grounder:
         return reach
 
     def _draw_coins(self, pred: Predicate, pos: np.ndarray, head: np.ndarray, st: _AgentStatic,
-                    rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+                    rng: np.random.Generator, kern=None) -> tuple[np.ndarray, np.ndarray]:
+        """The coin pairs of ``pred`` as keys a·N + b ascending and their outcomes, drawn from ``rng``;
+        ``kern``: the compiled kernels (core/logic/fast.py), used for the pairs when given."""
         n = len(pos)
         reach = st.reach[pred.name]
         idx = np.nonzero(head >= 0)[0]
         if len(idx) == 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)
-        if len(idx) * n <= DENSE_LIMIT:
+        angle = float(pred.params["angle"])
+        if kern is not None and angle < math.pi / 2:   # the kernel knows the straight-ahead test below π/2
+            keys = kern.coin_keys(pos, head, reach, st.reach2[pred.name], st.is_car, math.cos(angle) ** 2,
+                                  max(2, int(math.ceil(float(reach.max())))))
+        elif len(idx) * n <= DENSE_LIMIT:
             g = _PairGeom.of(pos, idx[:, None], np.arange(n)[None, :])
             need = _coin_needed(pred, g, head, st.reach2[pred.name], st.is_car)
             qa, b = np.nonzero(need)
@@ -490,6 +514,7 @@ class Grounding(Interpretation):
         self._pairs: np.ndarray | None = None
         self._pair_done: list[bool] = []
         self._offsets: dict[str, np.ndarray] = {}
+        self._packed_coins: tuple[np.ndarray, ...] | None = None   # the slice kernel's coin tables
         if dense is not None:
             n, nu, nb = len(self.names), len(self.ontology.unary), len(self.ontology.binary)
             self._flat = np.empty(n + nu * n + nb * n * n, dtype=bool)
@@ -714,6 +739,49 @@ class Grounding(Interpretation):
                 np.logical_and(self._compute_binary(self.ontology[p], geom), self.valid, out=out[i])
         return out
 
+    def var_bits(self, keys: Sequence[tuple[str, str]], kern) -> np.ndarray | None:
+        """:meth:`var_slices` as bit rows (see Interpretation.var_bits). A large scene grounds them with one
+        compiled pass over every view entry for all slots (kernels.slice_bits) instead of :meth:`_sparse_var_slices`'
+        numpy calls; a slot the kernel does not know (a CollidingClose angle of π/2 or more) is grounded by
+        numpy and packed."""
+        if self._flat is not None or self.valid.shape[1] > 64:
+            return super().var_bits(keys, kern)
+        keys = tuple(keys)
+        gr = self.grounder
+        plan = gr._slice_plans.get(("kernel", keys))
+        if plan is None:
+            plan = gr._slice_plans[("kernel", keys)] = _kernel_plan(gr, kern, keys)
+        spec, ipar, fpar, skipped = plan
+        coins = self._kernel_coins()
+        out = np.empty((len(keys), self.valid.shape[0]), dtype=np.uint64)
+        kern.slice_bits(self.ent, self._pos, self._head, self._st.priority, self._st.is_car, self._unary_rows(),
+                        spec, ipar, fpar, coins[0], coins[1], coins[2], coins[3], out)
+        if skipped:
+            rows = np.empty((len(skipped),) + self.valid.shape, dtype=bool)
+            for r, i in enumerate(skipped):
+                kind, p = keys[i]
+                np.logical_and(self._compute_binary(self.ontology[p], self._ego_pairs(kind, {})), self.valid,
+                               out=rows[r])
+            packed = np.empty((len(skipped), self.valid.shape[0]), dtype=np.uint64)
+            kern.pack_bits(rows, packed)
+            out[list(skipped)] = packed
+        return out
+
+    def _kernel_coins(self) -> tuple[np.ndarray, ...]:
+        """(reach2 [P, N], coin keys, outcomes, offsets [P + 1]) of the CollidingClose predicates in ontology
+        order, packed for the slice kernel."""
+        packed = self._packed_coins
+        if packed is None:
+            gr, n = self.grounder, len(self.names)
+            names = [p.name for p in gr._colliding]
+            reach2 = np.stack([self._st.reach2[nm] for nm in names]) if names else np.zeros((1, n), np.int64)
+            drawn = [self._coins.get(nm, (np.zeros(0, np.int64), np.zeros(0, bool))) for nm in names]
+            keys = np.concatenate([d[0] for d in drawn] + [np.zeros(0, np.int64)]).astype(np.int64)
+            vals = np.concatenate([d[1] for d in drawn] + [np.zeros(0, bool)]).astype(bool)
+            off = np.cumsum([0] + [len(d[0]) for d in drawn]).astype(np.int64)
+            packed = self._packed_coins = (np.ascontiguousarray(reach2, dtype=np.int64), keys, vals, off)
+        return packed
+
     def _ego_pairs(self, kind: str, made: Mapping[str, _PairGeom]) -> _PairGeom:
         """Geometry of the pairs (ego, V) ("bxv") or (V, ego) ("bvx") of every view, [E, K]; the second is the
         first mirrored (offsets negated, same distances and mask), so only one is computed from positions."""
@@ -884,6 +952,41 @@ class Grounding(Interpretation):
 
     def heading_name(self, agent: int) -> str:
         return HEADING_NAMES[int(self._head[agent])]
+
+
+def _kernel_plan(gr: Grounder, kern, keys: tuple[tuple[str, str], ...]
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, ...]]:
+    """The slice kernel's description of ``keys`` (see kernels.slices): spec [S, 3] = (kind, grounding, row),
+    integer squared-distance bounds [S, 2], cos²(angle) [S], and the slots left to numpy."""
+    codes = {"is_close": kern.G_CLOSE, "next_to": kern.G_NEXT, "higher_priority": kern.G_PRI,
+             "left_of": kern.G_LEFT, "right_of": kern.G_RIGHT, "colliding_close": kern.G_COLL, None: kern.G_NONE}
+    kinds = {"valid": kern.K_VALID, "u": kern.K_UNARY, "bxv": kern.K_XV, "bvx": kern.K_VX, "bvv": kern.K_VV}
+    colliding = [p.name for p in gr._colliding]
+    spec = np.zeros((len(keys), 3), dtype=np.int64)
+    ipar = np.zeros((len(keys), 2), dtype=np.int64)
+    fpar = np.zeros(len(keys), dtype=np.float64)
+    skipped = []
+    for i, (kind, name) in enumerate(keys):
+        spec[i, 0] = kinds[kind]
+        if kind == "u":
+            spec[i, 2] = gr._unary_row[name]
+        elif kind in ("bxv", "bvx"):
+            p = gr.ontology[name]
+            if p.grounding not in codes:   # not a binary grounding the kernel knows: numpy (and its error)
+                spec[i, 0] = kern.K_SKIP
+                skipped.append(i)
+                continue
+            spec[i, 1] = codes[p.grounding]
+            if p.grounding in ("is_close", "next_to"):
+                ipar[i] = _d2_bounds(p)
+            elif p.grounding == "colliding_close":
+                angle = float(p.params["angle"])
+                if angle >= math.pi / 2:
+                    spec[i, 0] = kern.K_SKIP
+                    skipped.append(i)
+                spec[i, 2] = colliding.index(name)
+                fpar[i] = math.cos(angle) ** 2
+    return spec, ipar, fpar, tuple(skipped)
 
 
 def _observation_positions(onto: Ontology, n: int) -> np.ndarray:

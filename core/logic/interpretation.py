@@ -65,6 +65,16 @@ class Interpretation:
                     np.diagonal(b, axis1=1, axis2=2)
         return out
 
+    def var_bits(self, keys: Sequence[tuple[str, str]], kern) -> np.ndarray | None:
+        """:meth:`var_slices` packed into bit rows for the compiled kernels (``kern`` = core.logic.kernels):
+        uint64 [S, E], bit j of row (s, e) = slice s at entity j of view e; None when views hold more than 64
+        entities (the caller then uses the bool slices)."""
+        if self.valid.shape[1] > 64:
+            return None
+        out = np.empty((len(keys), self.valid.shape[0]), dtype=np.uint64)
+        kern.pack_bits(np.ascontiguousarray(self.var_slices(keys)), out)
+        return out
+
     def ego_slices(self, keys: Sequence[tuple[str, str]]) -> np.ndarray:
         """The ego-only truth values, stacked: bool [S, E] for keys ``("u", P)`` = P(X) and ``("bxx", P)`` =
         P(X, X) (see :meth:`var_slices`)."""

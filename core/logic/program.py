@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Iterable, Mapping
 
@@ -200,8 +201,9 @@ class Program:
                 seen.setdefault(lit.pred)
         return tuple(seen)
 
-    @property
+    @cached_property
     def max_vars(self) -> int:
+        """The most existential variables of a clause (memoised: the simulator asks every step)."""
         return max((len(c.variables) for c in self.clauses), default=0)
 
     def dependencies(self) -> list[DependencyEdge]:

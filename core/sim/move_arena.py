@@ -25,6 +25,9 @@ import numpy as np
 from ..codes import Action, Kind
 from .movement import CAR_STOP, LOCAL_TABLE, MOVE_DECODE, PED_STOP, path_move_table
 
+#: above this many moving agents the compiled kernel (core/logic/kernels.py) chooses the moves when numba is
+#: available (the threshold of the grounder's kernels, core.logic.grounding.DENSE_PAIR_AGENTS)
+KERNEL_AGENTS = 128
 #: column of Stop; columns 0..11 are move indices
 STOP_COL = 12
 N_COLS = 13
@@ -138,6 +141,14 @@ class MoveArena:
     def choose(self, agents: np.ndarray, codes: np.ndarray, path_index: np.ndarray) -> Choice:
         """movement.move_choice for each agent in ``agents`` (holds codes and path indices of all agents)."""
         m = len(agents)
+        kern = None
+        if m > KERNEL_AGENTS:   # small scenes never import numba nor compile the kernels
+            from ..logic.fast import kernels as fast_kernels
+            kern = fast_kernels()
+        if kern is not None:
+            col, row, draw, pool, npool = kern.choose_moves(self.moves, self.start, path_index, agents, codes,
+                                                            self._is_car_i, LOCAL_COLS, STOP_COL)
+            return Choice(agents, col, row, draw, pool, npool)
         row = self.moves[self.start[agents] + path_index[agents]]         # [M, 12]
         glob = np.zeros((m, N_COLS), bool)
         glob[:, :12] = row >= 0
