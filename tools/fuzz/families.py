@@ -46,7 +46,8 @@ def prepare(work: Path) -> None:
     """Write the seed files into ``work`` (idempotent: a ``.ready`` marker is left when done)."""
     if (work / ".ready").exists():
         return
-    from core.project import new_project, save_project
+    from core.project import new_project
+    from core.project_save import save_project
     from core.sim.config import load_mode
     from core.sim.simulation import Simulation
 
