@@ -10,7 +10,7 @@ from PySide6 import QtWidgets
 
 
 class GenerateDialog(QtWidgets.QDialog):
-    """``folder()`` and ``config()`` after ``exec()`` returned Accepted."""
+    """Settings for a VAP dataset; read ``folder()`` and ``config()`` once the dialog was accepted."""
 
     def __init__(self, parent: QtWidgets.QWidget | None = None, folder: str = "") -> None:
         super().__init__(parent)
