@@ -35,3 +35,19 @@ def saved_project(tmp_path_factory) -> Path:
     from tests.support.studio import save_default_project
 
     return save_default_project(tmp_path_factory.mktemp("proj") / "base")
+
+
+@pytest.fixture(autouse=True)
+def _no_unanswered_modal(request):
+    """In every Qt test: a modal dialog or popup left unanswered for 30 s is closed and fails the test (see
+    tests/support/modal_watchdog.py) instead of hanging the whole run."""
+    if "qtbot" not in request.fixturenames:
+        yield
+        return
+    request.getfixturevalue("qtbot")   # the QApplication exists from here on
+    from tests.support.modal_watchdog import ModalWatchdog
+
+    dog = ModalWatchdog(limit_s=30.0)
+    yield
+    dog.stop()
+    assert not dog.closed, f"a modal dialog waited for an answer no test gave (closed by the watchdog): {dog.closed}"
