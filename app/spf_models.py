@@ -22,6 +22,7 @@ from PySide6 import QtCore, QtWidgets
 
 from app.features import FeatureSpec, register as register_feature
 from app.panels import RIGHT, PanelSpec, register as register_panel
+from app.spf_run_load import ask_run, describe_run, load_run_or_warn, load_run_row
 from widgets.spf_model_view import ModelEpisodeView
 
 
@@ -37,14 +38,13 @@ class SPFModelsPanel(QtWidgets.QWidget):
         self.branch = None               # app.spf_model_branch.BranchDriver once installed in the studio
         self.spf_launcher = None         # the studio's SPF window launcher (app.spf_play.SPFLauncher)
         lay = QtWidgets.QVBoxLayout(self)
-        row = QtWidgets.QHBoxLayout()
-        self.load_button = QtWidgets.QPushButton("Load run…")
-        self.load_button.setToolTip("A folder written by python main.py spf train --out DIR")
-        self.load_button.clicked.connect(self._ask_run)
-        row.addWidget(self.load_button)
-        self.run_label = QtWidgets.QLabel("no model loaded")
-        self.run_label.setWordWrap(True)
-        row.addWidget(self.run_label, 1)
+        row, self.load_button, self.run_label = load_run_row(self._ask_run)
+        self.unload_button = QtWidgets.QPushButton("Unload")
+        self.unload_button.setToolTip("Forget the loaded model(s): the panel's episodes and the model's markers on "
+                                      "the studio's timeline go")
+        self.unload_button.clicked.connect(self.unload)
+        self.unload_button.setEnabled(False)
+        row.addWidget(self.unload_button)
         self.train_button = QtWidgets.QPushButton("Train…")
         self.train_button.setToolTip("Train a policy on the job runner (progress, live plot, cancel keeps the best)")
         self.train_button.clicked.connect(self.open_train_dialog)
@@ -114,55 +114,65 @@ class SPFModelsPanel(QtWidgets.QWidget):
         self._following = False
 
     # ---- actions ----------------------------------------------------------------------------------------------
+    def _warn(self, title: str, text: str) -> None:
+        QtWidgets.QMessageBox.warning(self, title, text)
+
     def _ask_run(self) -> None:
-        path = QtWidgets.QFileDialog.getExistingDirectory(self, "Load a trained SPF run")
-        if path:
-            self.load(path)
+        ask_run(self, self.load)
 
     def load(self, path: str | Path) -> bool:
-        from core.errors import LogiCityError
-        from core.tasks.spf_learning.run import load_run
-
-        try:
-            pol = load_run(path)
-        except LogiCityError as exc:
-            QtWidgets.QMessageBox.warning(self, "Cannot load the model", str(exc))
+        pol = load_run_or_warn(path, self._warn)
+        if pol is None:
             return False
+        if self.policy is not None and self.branch is not None:
+            self.branch.forget()              # the markers of the replaced model's branch go with it
         self.policy = pol
         self.episodes.clear()
         if self.policy_b is not None and self.policy_b.mode != pol.mode:
             self.clear_compare()             # the two columns must drive the same mode's episodes
-        self.run_label.setText(_describe(pol))
+        self.run_label.setText(describe_run(pol))
         self.run_button.setEnabled(True)
-        for w in (self.branch_steps, self.branch_button, self.spf_button):
+        for w in (self.branch_steps, self.branch_button, self.spf_button, self.unload_button):
             w.setEnabled(True)
         self.totals.setText("")
         self._titles()
         return True
 
+    def unload(self) -> None:
+        """Forget the loaded model (and the one compared with): its episodes, its view, the markers of the branch
+        it drove on the studio's timeline and map."""
+        if self.handle is not None and self.handle.is_running():
+            self.handle.cancel()
+        if self.branch is not None:
+            if self.branch.handle is not None and self.branch.handle.is_running():
+                self.branch.handle.cancel()
+            self.branch.forget()
+        self.clear_compare()
+        self.policy = None
+        self.episodes.clear()
+        self.run_label.setText("no model loaded")
+        for w in (self.run_button, self.branch_steps, self.branch_button, self.spf_button, self.unload_button):
+            w.setEnabled(False)
+        self.branch_label.setText("")
+        self.view.clear()
+        self._titles()
+        self._show_totals()
+
     def _ask_run_b(self) -> None:
-        path = QtWidgets.QFileDialog.getExistingDirectory(self, "Load a second trained SPF run to compare")
-        if path:
-            self.load_compare(path)
+        ask_run(self, self.load_compare, "Load a second trained SPF run to compare")
 
     def load_compare(self, path: str | Path) -> bool:
         """Load a second run; *Drive* then runs both on the same episode, side by side."""
-        from core.errors import LogiCityError
-        from core.tasks.spf_learning.run import load_run
-
-        try:
-            pol = load_run(path)
-        except LogiCityError as exc:
-            QtWidgets.QMessageBox.warning(self, "Cannot load the model", str(exc))
+        pol = load_run_or_warn(path, self._warn)
+        if pol is None:
             return False
         if self.policy is not None and pol.mode != self.policy.mode:
-            QtWidgets.QMessageBox.warning(self, "Cannot compare these models",
-                                          f"{pol.source}: trained for SPF {pol.mode}, the first model for "
-                                          f"{self.policy.mode}; both must drive the same mode's episodes")
+            self._warn("Cannot compare these models", f"{pol.source}: trained for SPF {pol.mode}, the first model "
+                       f"for {self.policy.mode}; both must drive the same mode's episodes")
             return False
         self.policy_b = pol
         self.episodes_b.clear()
-        self.run_label_b.setText(f"compared with {_describe(pol)}")
+        self.run_label_b.setText(f"compared with {describe_run(pol)}")
         self.clear_b_button.setEnabled(True)
         self.view_b.setVisible(True)
         self.view_b.set_episode(_blank(pol))
@@ -181,8 +191,8 @@ class SPFModelsPanel(QtWidgets.QWidget):
 
     def _titles(self) -> None:
         two = self.policy_b is not None
-        self.view.set_title(f"<b>A</b>: {_describe(self.policy)}" if two and self.policy is not None else "")
-        self.view_b.set_title(f"<b>B</b>: {_describe(self.policy_b)}" if two else "")
+        self.view.set_title(f"<b>A</b>: {describe_run(self.policy)}" if two and self.policy is not None else "")
+        self.view_b.set_title(f"<b>B</b>: {describe_run(self.policy_b)}" if two else "")
 
     def _follow(self, other, t: int) -> None:
         """Both columns show the same step."""
@@ -256,6 +266,8 @@ class SPFModelsPanel(QtWidgets.QWidget):
         self.handle.finished.connect(lambda _o: self.run_button.setEnabled(self.policy is not None))
 
     def _shown(self, episodes) -> None:
+        if self.policy is None:               # unloaded while it drove
+            return
         episode = episodes[0]
         self.episodes[(episode.split, episode.episode)] = episode
         self.view.set_episode(episode)
@@ -288,15 +300,6 @@ class SPFModelsPanel(QtWidgets.QWidget):
         if self.branch is not None:
             ok = self.branch.shutdown(wait_ms) and ok
         return ok
-
-
-def _describe(pol) -> str:
-    if pol is None:
-        return ""
-    tr = pol.config.get("training", {})
-    test = pol.config.get("metrics", {}).get("test")
-    return (f"{pol.algo} for {pol.mode} (seed {tr.get('seed', '?')}, {tr.get('steps', '?')} steps)"
-            + (f"; test TSR {test['TSR']:.2f}" if test else ""))
 
 
 def _blank(pol):

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from app.spf_run_load import ask_run, describe_run, load_run_or_warn, load_run_row
 from core.codes import ACTION_NAMES
 from widgets.spf_model_view import ModelEpisodeView
 from widgets.spf_observation_overlay import ObservationOverlay
@@ -51,14 +52,7 @@ class SPFModelDriver(QtCore.QObject):
         w = self.win
         box = QtWidgets.QWidget()
         lay = QtWidgets.QVBoxLayout(box)
-        row = QtWidgets.QHBoxLayout()
-        self.load_button = QtWidgets.QPushButton("Load run…")
-        self.load_button.setToolTip("A folder written by python main.py spf train --out DIR")
-        self.load_button.clicked.connect(self._ask_run)
-        row.addWidget(self.load_button)
-        self.run_label = QtWidgets.QLabel("no model loaded")
-        self.run_label.setWordWrap(True)
-        row.addWidget(self.run_label, 1)
+        row, self.load_button, self.run_label = load_run_row(self._ask_run)
         lay.addLayout(row)
         row = QtWidgets.QHBoxLayout()
         self.drive_action = QtGui.QAction("Model drives [M]", w)
@@ -117,20 +111,11 @@ class SPFModelDriver(QtCore.QObject):
 
     # ---- the model ---------------------------------------------------------------------------------------------
     def _ask_run(self) -> None:
-        path = QtWidgets.QFileDialog.getExistingDirectory(self.win, "Load a trained SPF run")
-        if path:
-            self.load(path)
+        ask_run(self.win, self.load)
 
     def load(self, path: str | Path) -> bool:
-        from core.errors import LogiCityError
-        from core.tasks.spf_learning.run import load_run
-
-        try:
-            pol = load_run(path)
-        except LogiCityError as exc:
-            self.win._warn("Cannot load the model", str(exc))
-            return False
-        return self.set_policy(pol)
+        pol = load_run_or_warn(path, self.win._warn)
+        return False if pol is None else self.set_policy(pol)
 
     def set_policy(self, policy) -> bool:
         """Use ``policy`` (a loaded run); a run for another mode than the episode shown is refused by name."""
@@ -139,9 +124,7 @@ class SPFModelDriver(QtCore.QObject):
             return False
         self.set_driving(False)
         self.policy = policy
-        tr = policy.config.get("training", {})
-        self.run_label.setText(f"{policy.algo} for {policy.mode} (seed {tr.get('seed', '?')}, "
-                               f"{tr.get('steps', '?')} steps)")
+        self.run_label.setText(describe_run(policy, with_test=False))
         self.pending.clear()
         self._enable()
         if not self.dock.isVisible():
