@@ -8,29 +8,17 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6 import QtCore, QtGui  # noqa: E402
-
 from core.codes import Kind  # noqa: E402
+from tests.support.rule_editor import type_rule_at_top  # noqa: E402
 from tests.support.studio import WAIT, simulate  # noqa: E402
 
-Key = QtCore.Qt.Key
 RULE = "allstop: Stop(X) :- IsCar(X)."
 
 
 def test_rule_branch_saved_reopens_continuable_and_explained(qtbot, studio, tmp_path):
     win = studio
     simulate(qtbot, win, 4)
-    ctl = win.features["rule_editor"]
-    ctl.show_panel("rule_editor")
-    page = ctl.editor.page("rules")
-    page.editor.setFocus()
-    cur = page.editor.textCursor()
-    cur.movePosition(QtGui.QTextCursor.MoveOperation.Start)
-    page.editor.setTextCursor(cur)
-    qtbot.keyClicks(page.editor, RULE)
-    qtbot.keyClick(page.editor, Key.Key_Return)
-    qtbot.waitUntil(lambda: "rules" in ctl.diagnostics and not ctl._timer.isActive() and not any(
-        d.severity == "error" for d in ctl.diagnostics["rules"]), timeout=WAIT)
+    ctl, _page = type_rule_at_top(qtbot, win, RULE)
     win.set_cursor(2)
     win.answers["apply_rules_here"] = "apply"
     ctl.apply_branch_action.trigger()

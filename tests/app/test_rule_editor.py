@@ -10,20 +10,10 @@ from PySide6 import QtCore, QtGui, QtWidgets  # noqa: E402
 
 from core.codes import ACTION_INDEX  # noqa: E402
 from core.studio import problems as problem_registry  # noqa: E402
+from tests.support.rule_editor import rules_page  # noqa: E402
 from tests.support.studio import WAIT  # noqa: E402
 
 Key = QtCore.Qt.Key
-
-
-def _page(win):
-    ctl = win.features["rule_editor"]
-    ctl.show_panel("rule_editor")
-    page = ctl.editor.page("rules")
-    page.editor.setFocus()
-    cur = page.editor.textCursor()
-    cur.movePosition(QtGui.QTextCursor.MoveOperation.End)
-    page.editor.setTextCursor(cur)
-    return ctl, page
 
 
 def _waves(page) -> list[tuple[int, str]]:
@@ -36,7 +26,7 @@ def _waves(page) -> list[tuple[int, str]]:
 
 def test_type_a_broken_rule_fix_it_analyse_and_load_the_witness(qtbot, studio):
     win = studio
-    ctl, page = _page(win)
+    ctl, page = rules_page(win)
     qtbot.waitUntil(lambda: "rules" in ctl.diagnostics, timeout=WAIT)
     assert not [d for d in ctl.diagnostics["rules"] if d.severity == "error"]   # the bundled set is clean
     original = page.text()

@@ -7,45 +7,37 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6 import QtCore, QtGui  # noqa: E402
+from PySide6 import QtCore  # noqa: E402
 
 from core.project import load_project  # noqa: E402
+from tests.support.rule_editor import place_cursor, rule_errors, rules_page, type_rule_at_top  # noqa: E402
 from tests.support.studio import WAIT, simulate  # noqa: E402
 
 Key = QtCore.Qt.Key
 
 
 def _type_at_end(qtbot, page, text):
-    page.editor.setFocus()
-    cur = page.editor.textCursor()
-    cur.movePosition(QtGui.QTextCursor.MoveOperation.End)
-    page.editor.setTextCursor(cur)
+    place_cursor(page, "end")
     qtbot.keyClick(page.editor, Key.Key_Return)
     qtbot.keyClicks(page.editor, text)
 
 
-def _errors(ctl):
-    return [d for d in ctl.diagnostics.get("rules", []) if d.severity == "error"]
-
-
 def test_ontology_editor_updates_diagnostics_at_once_and_undoes(qtbot, studio):
     win = studio
-    ctl = win.features["rule_editor"]
-    ctl.show_panel("rule_editor")
-    page = ctl.editor.page("rules")
+    ctl, page = rules_page(win)
     _type_at_end(qtbot, page, "Slow(X) :- IsElderly(Y), NextTo(X, Y).")
-    qtbot.waitUntil(lambda: any("IsElderly" in d.message for d in _errors(ctl)), timeout=WAIT)
+    qtbot.waitUntil(lambda: any("IsElderly" in d.message for d in rule_errors(ctl)), timeout=WAIT)
     onto = ctl.ontology_editor
     ctl.show_panel("ontology_editor")
     qtbot.keyClicks(onto.new_name, "IsElderly")
     onto.new_grounding.setCurrentText("is_old")
     qtbot.mouseClick(onto.add_button, QtCore.Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: not _errors(ctl), timeout=WAIT)
+    qtbot.waitUntil(lambda: not rule_errors(ctl), timeout=WAIT)
     assert onto.row_of("IsElderly") >= 0 and ctl.workspace.ontology["IsElderly"].grounding == "is_old"
     block = page.editor.document().findBlockByNumber(page.editor.blockCount() - 1)
     assert page.editor.highlighter.kind_at(block, 11) == "predicate"
     win.undo.undo()     # Edit ▸ Undo: the predicate goes, the error comes back
-    qtbot.waitUntil(lambda: any("IsElderly" in d.message for d in _errors(ctl)), timeout=WAIT)
+    qtbot.waitUntil(lambda: any("IsElderly" in d.message for d in rule_errors(ctl)), timeout=WAIT)
     assert onto.row_of("IsElderly") < 0
     # parameters are validated before anything changes
     row = onto.row_of("IsClose")
@@ -64,23 +56,13 @@ def test_ontology_editor_updates_diagnostics_at_once_and_undoes(qtbot, studio):
     qtbot.mouseClick(onto.remove_button, QtCore.Qt.MouseButton.LeftButton)   # nothing selected: nothing removed
     onto.table.selectRow(onto.row_of("IsCar"))
     qtbot.mouseClick(onto.remove_button, QtCore.Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: any("IsCar" in d.message for d in _errors(ctl)), timeout=WAIT)
+    qtbot.waitUntil(lambda: any("IsCar" in d.message for d in rule_errors(ctl)), timeout=WAIT)
 
 
 def test_apply_rules_from_zero_and_from_the_shown_step_then_save(qtbot, studio, tmp_path):
     win = studio
-    ctl = win.features["rule_editor"]
-    ctl.show_panel("rule_editor")
-    page = ctl.editor.page("rules")
     # a rule that fires first for every car: put it at the top so it is the first Stop clause in file order
-    page.editor.setFocus()
-    cur = page.editor.textCursor()
-    cur.movePosition(QtGui.QTextCursor.MoveOperation.Start)
-    page.editor.setTextCursor(cur)
-    qtbot.keyClicks(page.editor, "allstop: Stop(X) :- IsCar(X).")
-    qtbot.keyClick(page.editor, Key.Key_Return)
-    qtbot.waitUntil(lambda: "rules" in ctl.diagnostics and not ctl._timer.isActive() and not _errors(ctl),
-                    timeout=WAIT)
+    ctl, page = type_rule_at_top(qtbot, win, "allstop: Stop(X) :- IsCar(X).")
     win.answers["apply_rules"] = "apply"
     ctl.apply_reset_action.trigger()
     qtbot.waitUntil(lambda: any(c.get("label") == "allstop" for c in win.history.meta.get("clauses", [])),
