@@ -11,7 +11,7 @@ import numpy as np
 from tests.support.paths import DEFAULT_MODE, ROOT
 
 __all__ = ["DEFAULT_MODE", "ROOT", "RUN_STEPS", "WAIT", "assert_same_episode", "close_window", "default_config", "open_window",
-           "run_sim", "save_default_project", "shown_positions", "simulate"]
+           "recorded_session", "run_sim", "save_default_project", "shown_positions", "simulate"]
 
 #: Steps of the recorded default-city run the Qt-free studio tests share (fixture ``sim`` in tests/core).
 RUN_STEPS = 40
@@ -59,6 +59,25 @@ def save_default_project(root):
     p.studio = {"colour_by": "Type", "step": 7, "selected": "Car_3", "breakpoints": [{"kind": "step", "step": 40}]}
     save_project(p, root, episode=run_sim(cfg, steps=10).buffer)
     return root
+
+
+def recorded_session(config, frames, saved: bool = False):
+    """A ``core.studio.session.Session`` of a new project of ``config`` (seed 3) whose recording holds ``frames[0]``
+    (state 0) and then the steps of ``frames[1:5]``; ``saved``: marked saved (not modified) after that."""
+    from core.project import new_project
+    from core.sim.episode import EpisodeBuffer
+    from core.sim.frames import apply_frame
+    from core.studio.session import Session
+
+    s = Session()
+    s.open(new_project(config, seed=3))
+    buf = EpisodeBuffer(frames[0].agents, {"seed": 3}, witness_vars=frames[1].step["witness"].shape[-1])
+    apply_frame(buf, frames[0])
+    s.set_history(buf)
+    s.record(frames[1:5])
+    if saved:
+        s.mark_saved()
+    return s
 
 
 # ---- the studio window (pytest-qt) ---------------------------------------------------------------------------

@@ -6,27 +6,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from core.codes import ACTION_NAMES
-from core.project import new_project
-from core.sim.episode import EpisodeBuffer
 from core.sim.events import Breakpoint
-from core.sim.frames import apply_frame
 from core.studio.commands import (AddBreakpoint, ClearBreakpoints, EditBreakpoint, ForceAction, RemoveBreakpoint,
                                   SetBreakpointEnabled, SetColourScheme, can_edit)
 from core.studio.session import Session
 from core.studio.stack import Command, CommandStack
+from tests.support.studio import recorded_session
 
 AGENTS = ("Car_0", "Car_3", "Pedestrian_1")   # of the default city
-
-
-def _session(config, frames) -> Session:
-    s = Session()
-    s.open(new_project(config, seed=3))
-    buf = EpisodeBuffer(frames[0].agents, {"seed": 3}, witness_vars=frames[1].step["witness"].shape[-1])
-    apply_frame(buf, frames[0])
-    s.set_history(buf)
-    s.record(frames[1:5])
-    s.mark_saved()
-    return s
 
 
 breakpoints = st.one_of(
@@ -74,7 +61,7 @@ def _command(s: Session, op: tuple) -> Command | None:
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seq=st.lists(ops, max_size=30))
 def test_undo_restores_an_equal_session_for_any_command_sequence(config, frames, seq):
-    s = _session(config, frames)
+    s = recorded_session(config, frames, saved=True)
     states = [s.state()]            # states[i]: the session at stack index i
     clean = 0
     for op in seq:
@@ -115,7 +102,7 @@ def test_undo_restores_an_equal_session_for_any_command_sequence(config, frames,
 
 
 def test_consecutive_colour_edits_merge_into_one_step(config, frames):
-    s = _session(config, frames)
+    s = recorded_session(config, frames, saved=True)
     for name in ("Priority", "Action (next)", "Detailed type"):
         s.execute(SetColourScheme(name))
     assert s.stack.count == 1 and s.stack.undo_text() == "Colour agents by Detailed type"
@@ -132,7 +119,7 @@ def test_consecutive_colour_edits_merge_into_one_step(config, frames):
 
 
 def test_toggling_the_same_breakpoint_merges(config, frames):
-    s = _session(config, frames)
+    s = recorded_session(config, frames, saved=True)
     s.execute(AddBreakpoint(Breakpoint("step", step=5)))
     s.execute(AddBreakpoint(Breakpoint("step", step=6)))
     for on in (False, True, False):
@@ -146,7 +133,7 @@ def test_toggling_the_same_breakpoint_merges(config, frames):
 
 
 def test_stack_events_and_set_index(config, frames):
-    s = _session(config, frames)
+    s = recorded_session(config, frames, saved=True)
     seen = []
     for name in ("pushed", "index", "clean"):
         s.stack.events[name].connect(lambda e: seen.append((e.type, getattr(e, "value", getattr(e, "merged", None)))))
@@ -174,7 +161,7 @@ def test_a_refused_command_is_dropped_and_reported(config, frames):
         def blocked(self, target):
             return "it is stuck"
 
-    s = _session(config, frames)
+    s = recorded_session(config, frames, saved=True)
     s.execute(AddBreakpoint(Breakpoint("step", step=1)))
     s.execute(Stuck())
     s.mark_saved()

@@ -2,26 +2,13 @@
 agent's later forced actions, keeps the others', and is refused once a step was simulated with it."""
 from __future__ import annotations
 
-from core.project import new_project
-from core.sim.episode import EpisodeBuffer
-from core.sim.frames import apply_frame
 from core.studio.commands import ForceAction
 from core.studio.model_commands import DriveWithModel
-from core.studio.session import Session
-
-
-def _session(config, frames) -> Session:
-    s = Session()
-    s.open(new_project(config, seed=3))
-    buf = EpisodeBuffer(frames[0].agents, {"seed": 3}, witness_vars=frames[1].step["witness"].shape[-1])
-    apply_frame(buf, frames[0])
-    s.set_history(buf)
-    s.record(frames[1:5])
-    return s
+from tests.support.studio import recorded_session
 
 
 def test_drive_with_model_adds_replaces_undoes_and_is_refused_once_simulated(config, frames):
-    s = _session(config, frames)
+    s = recorded_session(config, frames)
     s.execute(ForceAction(1, 3, 4, "Car_3"))             # another agent's forced action stays
     s.execute(ForceAction(0, 0, 4, "Car_0"))             # this agent's, from the branch step on, is replaced
     before = s.state()
