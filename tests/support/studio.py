@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from tests.support.paths import DEFAULT_MODE, ROOT
+from tests.support.paths import DEFAULT_MODE, MODES, ROOT
 
 __all__ = ["DEFAULT_MODE", "ROOT", "RUN_STEPS", "WAIT", "assert_same_episode", "close_window", "default_config", "open_window",
-           "recorded_session", "run_sim", "save_default_project", "shown_positions", "simulate"]
+           "recorded_run", "recorded_session", "run_sim", "save_default_project", "shown_positions", "simulate"]
 
 #: Steps of the recorded default-city run the Qt-free studio tests share (fixture ``sim`` in tests/core).
 RUN_STEPS = 40
@@ -31,6 +31,19 @@ def run_sim(config, seed: int = 0, steps: int = 20):
     for _ in range(steps):
         sim.step()
     return sim
+
+
+def recorded_run(mode: str, steps: int, seed: int = 0, force=None):
+    """(config, recording) of ``steps`` recorded steps of the bundled mode ``configs/modes/<mode>.yaml``;
+    ``force(k)``: the actions forced at step ``k`` (``{agent: action}`` or None)."""
+    from core.sim.config import load_mode
+    from core.sim.simulation import Simulation
+
+    config = load_mode(MODES / f"{mode}.yaml")
+    sim = Simulation(config, seed=seed)
+    for k in range(steps):
+        sim.step(None if force is None else force(k))
+    return config, sim.buffer
 
 
 def assert_same_episode(a, b, upto: int | None = None):

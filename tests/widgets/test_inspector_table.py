@@ -3,28 +3,19 @@ when the user expands it (a crowded view has hundreds), an expanded entity stays
 double-clicking a relation row asks for its entity."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 pytest.importorskip("pytestqt")
 
 from PySide6 import QtCore  # noqa: E402
 
-from core.sim.config import load_mode  # noqa: E402
-from core.sim.simulation import Simulation  # noqa: E402
 from core.view.inspect import Inspector  # noqa: E402
-from widgets.inspector import InspectorWidget  # noqa: E402
-
-MODES = Path(__file__).resolve().parents[2] / "configs" / "modes"
+from tests.support.studio import recorded_run  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def run():
-    cfg = load_mode(MODES / "default.yaml")
-    sim = Simulation(cfg, seed=0)
-    sim.run(30)
-    return cfg, sim.buffer
+    return recorded_run("default", 30)
 
 
 def crowded_view(cfg, ep):
@@ -38,11 +29,10 @@ def crowded_view(cfg, ep):
     pytest.fail("no agent sees two related entities in the run")
 
 
-def test_relations_of_other_entities_are_made_when_expanded(qtbot, run):
+def test_relations_of_other_entities_are_made_when_expanded(qtbot, inspector, run):
     cfg, ep = run
     k, a, rep, ins = crowded_view(cfg, ep)
-    w = InspectorWidget()
-    qtbot.addWidget(w)
+    w = inspector
     w.resize(420, 700)
     w.show()
     w.set_report(rep)
