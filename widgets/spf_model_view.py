@@ -87,6 +87,18 @@ class ModelEpisodeView(QtWidgets.QWidget):
             self.oracle_bar.setOpts(x=[0], height=[0.0])
             self.facts.clear()
 
+    def clear(self) -> None:
+        """No episode: nothing marked, nothing shown."""
+        self.episode = None
+        self.summary.setText("No episode run yet.")
+        self.dis_marks.setData(x=[], y=[])
+        self.vio_marks.setData(x=[], y=[])
+        self.slider.setEnabled(False)
+        self.step_label.setText("")
+        self.bars.setOpts(height=np.zeros(4))
+        self.oracle_bar.setOpts(x=[0], height=[0.0])
+        self.facts.clear()
+
     @property
     def shown_step(self) -> int:
         """The step shown (1-based; 0 when there is none)."""
@@ -128,6 +140,9 @@ class ModelEpisodeView(QtWidgets.QWidget):
         self.step_label.setText(text)
         self.cursor.setValue(s.step)
         self.facts.clear()
-        self.facts.addItem("entities: " + ", ".join(s.entities))
+        from core.logic.grounding import PLACEHOLDER   # (loaded by then: the episode was grounded)
+
+        # the observation's padding slots are not entities: not listed (their facts are all false)
+        self.facts.addItem("entities: " + ", ".join(e for e in s.entities if e != PLACEHOLDER))
         self.facts.addItems(list(s.facts))
         self.stepChanged.emit(s.step)
