@@ -9,7 +9,9 @@ when recorded steps would be discarded), adds the model's actions as forced acti
 :class:`core.studio.model_commands.DriveWithModel`, and lets its own simulation worker simulate them. When the
 worker's steps are in, the car's recorded cells are compared with the model's run; a difference is reported, never
 hidden. The panel's step view then follows the studio's cursor (and moves it), and the car's field of view and
-observed entities are drawn on the studio's map for the state shown.
+observed entities are drawn on the studio's map for the state shown. The studio's timeline marks the steps where
+the model disagreed with the oracle or broke a rule (tooltip: the two actions, the violated rule) until the branch
+leaves the recording (a new recording, a branch before the model's steps cuts them) or the model is unloaded.
 """
 from __future__ import annotations
 
@@ -18,6 +20,30 @@ import copy
 from PySide6 import QtCore
 
 from widgets.spf_observation_overlay import ObservationOverlay
+from widgets.timeline import Marker
+
+#: the studio timeline's marker group of a model-driven branch, and its two lanes
+TIMELINE_GROUP = "spf_model"
+DISAGREES_LANE = ("spf_model_disagrees", "Model ≠ oracle", (230, 140, 0))
+VIOLATION_LANE = ("spf_model_violation", "Model broke a rule", (200, 0, 0))
+
+
+def timeline_markers(drive) -> list[Marker]:
+    """The timeline markers of a model-driven branch: at the state each of its steps was decided on, one where the
+    model's action differs from the oracle's and one where it broke a task rule."""
+    from core.codes import ACTION_NAMES
+
+    ep, out = drive.episode, []
+    for st in ep.steps:
+        k = drive.start + st.step - 1
+        who = f"{ep.policy} driving {drive.ego_name}"
+        model, oracle = ACTION_NAMES[st.model_action], ACTION_NAMES[st.oracle_action]
+        if st.disagrees:
+            out.append(Marker(k, DISAGREES_LANE[0], DISAGREES_LANE[2], f"{who}: model {model} vs oracle {oracle}"))
+        if st.violations:
+            out.append(Marker(k, VIOLATION_LANE[0], VIOLATION_LANE[2],
+                              f"{who}: {model} violated " + "; ".join(st.violations)))
+    return out
 
 
 class BranchDriver(QtCore.QObject):
@@ -147,6 +173,7 @@ class BranchDriver(QtCore.QObject):
         self.panel.branch_label.setText(text)
         self.window.status(text, 10000)
         self.panel.show_branch(drive)
+        self._mark(drive)
         self.playback.set_cursor(drive.start)
         self._on_cursor(drive.start)
         self.finished.emit(drive)
@@ -173,13 +200,27 @@ class BranchDriver(QtCore.QObject):
             self._syncing = False
 
     def _on_truncated(self, k: int) -> None:
-        if self.drive is not None and k < self.drive.end and self.session.num_steps <= self.drive.start:
-            self.forget()
+        if self.drive is not None and k < self.drive.end:
+            if self.session.num_steps <= self.drive.start:
+                self.forget()
+            else:
+                self._mark(self.drive, before=self.session.num_steps)   # its steps from the cut on are gone
+
+    def _mark(self, drive, before: int | None = None) -> None:
+        """Mark the branch's disagreements and violations (the steps before ``before``) on the studio's timeline."""
+        ctl = getattr(self.window, "timeline_ctl", None)
+        if ctl is not None:
+            ctl.set_extra(TIMELINE_GROUP, [DISAGREES_LANE, VIOLATION_LANE],
+                          [m for m in timeline_markers(drive) if before is None or m.step < before])
 
     def forget(self) -> None:
-        """The branch is no longer in the recording (a new recording, a branch before it)."""
+        """The branch is no longer in the recording (a new recording, a branch before it) or the model that drove
+        it was unloaded: its overlay and timeline markers go."""
         self.drive = None
         self.overlay.show(None)
+        ctl = getattr(self.window, "timeline_ctl", None)
+        if ctl is not None:
+            ctl.set_extra(TIMELINE_GROUP)
 
     def shutdown(self, wait_ms: int) -> bool:
         if self.handle is not None and self.handle.is_running():

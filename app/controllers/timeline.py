@@ -1,6 +1,11 @@
 """The timeline panel follows the session: its range is the recording, its value the cursor, one lane per registered
 marker kind, the markers of the recording and the enabled step breakpoints. A step the user asks for (click, drag,
-typed) pauses playback and is shown."""
+typed) pauses playback and is shown.
+
+Markers that do not come from the recording's event kinds (a model's disagreements with the oracle over a branch it
+drove, :mod:`app.spf_model_branch`) are handed over as named groups with :meth:`TimelineController.set_extra`: their
+lanes follow the event kinds' while the group is set, and they are kept through the rebuilds until the owner clears
+them (``set_extra(name)``)."""
 from __future__ import annotations
 
 from typing import Any, Iterable
@@ -21,11 +26,12 @@ class TimelineController(QtCore.QObject):
         self.session = session
         self.timeline = timeline
         self.playback = playback
+        self.extra: dict[str, tuple[list[tuple[str, str, tuple[int, int, int]]], list[Marker]]] = {}
         self.refresh_lanes()
         timeline.stepRequested.connect(self._on_request)
         timeline.scrubbing.connect(lambda on: on and playback.pause())
         ev = session.events
-        ev.project.connect(lambda e: timeline.set_markers([]))
+        ev.project.connect(lambda e: timeline.set_markers(self._extra_markers()))
         ev.history.connect(lambda e: self._rebuild())
         ev.markers.connect(lambda e: self._rebuild())
         ev.truncated.connect(lambda e: self._rebuild())
@@ -42,6 +48,7 @@ class TimelineController(QtCore.QObject):
     def refresh_lanes(self) -> None:
         """One timeline lane per registered event kind (kinds registered after start-up get theirs too)."""
         lanes = [(k.name, k.label, k.colour) for k in event_kinds().values()]
+        lanes += [lane for group, _ in self.extra.values() for lane in group]
         if lanes != self.timeline.bar.lanes:
             self.timeline.set_lanes(lanes)
 
@@ -53,7 +60,21 @@ class TimelineController(QtCore.QObject):
     def _rebuild(self) -> None:
         self.refresh_lanes()
         self.timeline.set_range(self.session.num_steps)
-        self.timeline.set_markers(self._markers(self.session.markers.events))
+        self.timeline.set_markers(sorted(self._markers(self.session.markers.events) + self._extra_markers(),
+                                         key=lambda m: m.step))
+
+    def set_extra(self, name: str, lanes: list[tuple[str, str, tuple[int, int, int]]] | None = None,
+                  markers: Iterable[Marker] = ()) -> None:
+        """Show ``markers`` in ``lanes`` (name, label, colour) as the group ``name``, replacing what the group
+        showed; without lanes the group is removed (its lanes and markers go)."""
+        if lanes:
+            self.extra[name] = (list(lanes), list(markers))
+        elif self.extra.pop(name, None) is None:
+            return
+        self._rebuild()
+
+    def _extra_markers(self) -> list[Marker]:
+        return [m for _, ms in self.extra.values() for m in ms]
 
     def _on_recorded(self, event: Any) -> None:
         self.timeline.add_markers(self._markers(event.events))

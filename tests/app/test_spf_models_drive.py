@@ -13,7 +13,7 @@ from tests.support.studio import close_window, open_window, simulate
 pytest.importorskip("pytestqt")
 pytest.importorskip("torch")
 
-from PySide6 import QtCore  # noqa: E402
+from PySide6 import QtCore, QtGui, QtWidgets  # noqa: E402
 
 pytestmark = pytest.mark.gui
 
@@ -23,6 +23,33 @@ SIM_EASY = "configs/modes/sim_easy.yaml"   # the easy ontology: what the easy mo
 @pytest.fixture(scope="module")
 def runs():
     return tiny_runs()
+
+
+MODEL_LANES = ("spf_model_disagrees", "spf_model_violation")
+
+
+def _model_markers(win) -> dict[str, list[int]]:
+    """The studio timeline's model lanes (present or not) and the steps of their markers."""
+    bar = win.timeline.bar
+    return {lane: sorted(m.step for m in bar.markers if m.lane == lane)
+            for lane in MODEL_LANES if lane in [n for n, _, _ in bar.lanes]}
+
+
+def _expected_markers(d) -> dict[str, list[int]]:
+    """Each of the branch's steps is marked at the state it was decided on."""
+    return {MODEL_LANES[0]: [d.start + t - 1 for t in d.episode.disagreement_steps()],
+            MODEL_LANES[1]: [d.start + t - 1 for t in d.episode.violation_steps()]}
+
+
+def _hover(qtbot, bar, step: int, lane: str) -> str:
+    """Move the mouse over ``step`` in ``lane`` of the timeline bar; the tooltip it then has."""
+    li = [n for n, _, _ in bar.lanes].index(lane)
+    pos = QtCore.QPointF(bar.x_of(step), 6 + li * bar.LANE_H + bar.LANE_H / 2)
+    ev = QtGui.QMouseEvent(QtCore.QEvent.Type.MouseMove, pos, bar.mapToGlobal(pos), QtCore.Qt.MouseButton.NoButton,
+                           QtCore.Qt.MouseButton.NoButton, QtCore.Qt.KeyboardModifier.NoModifier)
+    QtWidgets.QApplication.sendEvent(bar, ev)
+    qtbot.wait(10)
+    return bar.toolTip()
 
 
 def _panel(win):
@@ -96,7 +123,39 @@ def test_the_model_drives_live_in_the_spf_window(qtbot, runs):
     assert "trained for SPF mode 'easy', not 'medium'" in win.last_error[1]
 
 
+def test_padding_slots_of_the_observation_are_not_listed_nor_drawn(qtbot, runs):
+    from core.logic.grounding import PLACEHOLDER
+
+    from app.spf_play import SPFPlayWindow
+
+    win = SPFPlayWindow()
+    qtbot.addWidget(win)
+    win.answers["unsaved_run"] = "discard"
+    win.resize(1400, 850)
+    win.show()
+    qtbot.waitExposed(win)
+    win.activateWindow()
+    qtbot.waitUntil(win.isActiveWindow, timeout=5_000)
+    win.start("easy", "test", 7)                     # Car_1 sees fewer than five entities within a few steps
+    d = win.model_driver
+    assert d.load(runs[0])
+    for _ in range(12):
+        qtbot.keyClick(win.map, "5")
+    steps = d.episode.steps
+    padded = [st for st in steps if PLACEHOLDER in st.entities]
+    assert padded, "the episode should have an observation with a padding slot"
+    st = padded[0]
+    real = [e for e in st.entities if e != PLACEHOLDER]
+    d.view.slider.setValue(st.step)                  # the dock shows that step, the map the state it was decided on
+    assert d.view.facts.item(0).text() == "entities: " + ", ".join(real)
+    assert PLACEHOLDER not in d.view.facts.item(0).text().split(": ", 1)[1].split(", ")
+    labels = [t.toPlainText() for t in d.overlay.labels]
+    assert labels == [f"{i} {name}" for i, name in enumerate(real)]
+    assert len(d.overlay.rings.data) == len(real)
+
+
 def test_the_model_drives_the_selected_car_from_the_shown_step(qtbot, tmp_path, runs):
+    from core.codes import ACTION_NAMES
     from core.tasks.spf_drive import drive_branch
     from core.tasks.spf_learning.run import load_run
 
@@ -141,6 +200,9 @@ def test_the_model_drives_the_selected_car_from_the_shown_step(qtbot, tmp_path, 
         assert win.session.cursor == 12
         dis, vio = panel.view.marker_steps()
         assert dis == d.episode.disagreement_steps() and vio == d.episode.violation_steps()
+        # the studio's own timeline has the model's lanes, its markers at the states the steps were decided on
+        assert _model_markers(win) == _expected_markers(d)
+        assert "Model ≠ oracle" in win.timeline.legend.text()
         # a pedestrian cannot be driven: refused with the reason, nothing changes
         n = s.num_steps
         ped = next(i for i, name in enumerate(s.agent_names) if name.startswith("Pedestrian"))
@@ -158,6 +220,48 @@ def test_the_model_drives_the_selected_car_from_the_shown_step(qtbot, tmp_path, 
         qtbot.waitUntil(lambda: play.session.num_steps >= 3, timeout=60_000)
         assert play.model_driver.driven >= {1, 2, 3}
         play.model_driver.set_driving(False)
+        # another model replaces it: the first one's markers go; it drives Car_2 (it disagrees at every step)
+        assert panel.load(runs[1]) and _model_markers(win) == {}
+        win.set_cursor(12)
+        win.session.select_name("Car_2")
+        panel.branch_steps.setValue(10)
+        qtbot.mouseClick(panel.branch_button, QtCore.Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: len(got) == 2, timeout=120_000)
+        d2 = got[1]
+        want = _expected_markers(d2)
+        assert _model_markers(win) == want and len(want[MODEL_LANES[0]]) >= 3
+        k = want[MODEL_LANES[0]][0]
+        st = d2.episode.steps[k - d2.start]
+        assert (f"step {k}: {d2.episode.policy} driving Car_2: model {ACTION_NAMES[st.model_action]} vs oracle "
+                f"{ACTION_NAMES[st.oracle_action]}") in _hover(qtbot, win.timeline.bar, k, MODEL_LANES[0])
+        # a branch within the model's steps cuts its markers there; Unload takes them away
+        win.set_cursor(d2.start + 2)
+        win.answers["branch"] = "branch"
+        win.actions_by_name["branch"].trigger()
+        qtbot.waitUntil(lambda: win.num_steps == d2.start + 2, timeout=20_000)
+        assert _model_markers(win) == {lane: [x for x in v if x < d2.start + 2] for lane, v in want.items()}
+        assert _model_markers(win)[MODEL_LANES[0]]
+        qtbot.mouseClick(panel.unload_button, QtCore.Qt.MouseButton.LeftButton)
+        assert _model_markers(win) == {} and "Model ≠ oracle" not in win.timeline.legend.text()
+        assert panel.policy is None and not panel.branch_button.isEnabled()
+        assert panel.run_label.text() == "no model loaded" and not panel.branch.overlay.box.isVisible()
+        # the first model drives Car_2 into a violation: marked with the broken rule; a new recording (Reset)
+        # takes the markers away
+        assert panel.load(runs[0])
+        win.set_cursor(12)
+        qtbot.mouseClick(panel.branch_button, QtCore.Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: len(got) == 3, timeout=120_000)
+        d3 = got[2]
+        want = _expected_markers(d3)
+        assert _model_markers(win) == want and want[MODEL_LANES[1]]
+        k = want[MODEL_LANES[1]][0]
+        tip = _hover(qtbot, win.timeline.bar, k, MODEL_LANES[1])
+        assert f"step {k}: {d3.episode.policy} driving Car_2: " in tip
+        assert d3.episode.steps[k - d3.start].violations[0] in tip
+        win.answers["reset"] = "reset"
+        win.actions_by_name["reset"].trigger()
+        qtbot.waitUntil(lambda: win.num_steps == 0, timeout=20_000)
+        assert _model_markers(win) == {}
     finally:
         close_window(win)
 
