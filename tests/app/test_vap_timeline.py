@@ -8,7 +8,8 @@ import json
 import numpy as np
 import pytest
 
-from tests.support.studio import close_window, open_window, simulate
+from tests.support.studio import simulate
+from tests.support.vap import assert_true_actions_recorded, open_vap_dock, tiny_checkpoint
 
 pytest.importorskip("pytestqt")
 
@@ -17,79 +18,54 @@ from PySide6 import QtCore, QtWidgets  # noqa: E402
 WAIT = 120_000
 
 
-def _checkpoint(win, folder):
-    """An untrained model (tiny sizes) on the opened project's ontology."""
-    import torch
-
-    from core.models.vap.config import preset
-    from core.models.vap.model import VapModel, save_checkpoint
-
-    onto = win.session.project.config.ontology
-    torch.manual_seed(0)
-    cfg = preset("cpu", reasoning="gnn", image_side=64, fpn_channels=8,
-                 unary_names=tuple(p.name for p in onto.unary), binary_names=tuple(p.name for p in onto.binary))
-    save_checkpoint(VapModel(cfg).eval(), folder)
-    return folder
-
-
-def test_follow_timeline_and_evaluate_the_episode(qtbot, tmp_path, monkeypatch):
+def test_follow_timeline_and_evaluate_the_episode(qtbot, tmp_path, monkeypatch, studio):
     from core.render.icons import IconSet
     from core.render.renderer import Renderer
     from core.tasks.vap.overlay import state_item
 
-    win = open_window(qtbot, tmp_path / "s.ini")
-    try:
-        simulate(qtbot, win, 4)
-        win.activateWindow()
-        qtbot.keyClick(win, QtCore.Qt.Key.Key_V,
-                       QtCore.Qt.KeyboardModifier.ControlModifier | QtCore.Qt.KeyboardModifier.AltModifier)
-        dock = win.docks["vap"]
-        qtbot.waitUntil(dock.isVisible)
-        panel = win.panels.widget("vap")
-        ckpt = _checkpoint(win, tmp_path / "ckpt")
-        monkeypatch.setattr(QtWidgets.QFileDialog, "getExistingDirectory", lambda *a, **k: str(ckpt))
-        qtbot.mouseClick(panel.load_btn, QtCore.Qt.MouseButton.LeftButton)
-        qtbot.waitUntil(lambda: panel.model is not None, timeout=WAIT)
-        # Evaluate episode: the model over every recorded step
-        n = win.num_steps
-        qtbot.mouseClick(panel.episode_btn, QtCore.Qt.MouseButton.LeftButton)
-        qtbot.waitUntil(lambda: panel.table.rowCount() == 4 and "recorded steps" in panel.recall.text(),
-                        timeout=WAIT)
-        config, episode = win.session.project.config, win.session.history
-        renderer = Renderer(config.city, icons=IconSet.load(library=None))
-        truth = np.zeros(4, int)
-        for k in range(n):
-            item = state_item(config, episode, k, renderer)[1]
-            np.add.at(truth, item["action"][item["car"]], 1)
-        total = sum(int(panel.table.item(i, j).text()) for i in range(4) for j in range(4))
-        assert total == truth.sum() > 0
-        rows = [sum(int(panel.table.item(i, j).text()) for j in range(4)) for i in range(4)]
-        assert rows == truth.tolist()                                  # rows: the recorded decisions
-        # follow the timeline: the overlay is redone at every step the keys show
-        panel.follow.click()
-        assert panel.follow.isChecked()
-        win.activateWindow()
-        win.setFocus()
-        qtbot.keyClick(win, QtCore.Qt.Key.Key_Home)
-        qtbot.waitUntil(lambda: panel.overlay is not None and panel.overlay.world == -1
-                        and panel.overlay.step == 0, timeout=WAIT)
-        qtbot.keyClick(win, QtCore.Qt.Key.Key_Right)
-        qtbot.waitUntil(lambda: panel.overlay.step == 1, timeout=WAIT)
-        qtbot.keyClick(win, QtCore.Qt.Key.Key_Right)
-        qtbot.waitUntil(lambda: panel.overlay.step == 2, timeout=WAIT)
-        decided = win.history.step_record(2).decided
-        names = list(win.history.agents.names)
-        assert panel.overlay.has_prediction
-        for ag in panel.overlay.agents:
-            assert ag.true_action == int(decided[names.index(ag.agent_id)])
-        qtbot.keyClick(win, QtCore.Qt.Key.Key_Left)
-        qtbot.waitUntil(lambda: panel.overlay.step == 1, timeout=WAIT)
-        panel.follow.click()                                            # off: the timeline no longer drives it
-        qtbot.keyClick(win, QtCore.Qt.Key.Key_Right)
-        qtbot.wait(300)
-        assert panel.overlay.step == 1
-    finally:
-        close_window(win)
+    win = studio
+    simulate(qtbot, win, 4)
+    _dock, panel = open_vap_dock(qtbot, win)
+    onto = win.session.project.config.ontology      # an untrained model on the opened project's ontology
+    ckpt = tiny_checkpoint(tmp_path / "ckpt", (p.name for p in onto.unary), (p.name for p in onto.binary))
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getExistingDirectory", lambda *a, **k: str(ckpt))
+    qtbot.mouseClick(panel.load_btn, QtCore.Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: panel.model is not None, timeout=WAIT)
+    # Evaluate episode: the model over every recorded step
+    n = win.num_steps
+    qtbot.mouseClick(panel.episode_btn, QtCore.Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: panel.table.rowCount() == 4 and "recorded steps" in panel.recall.text(),
+                    timeout=WAIT)
+    config, episode = win.session.project.config, win.session.history
+    renderer = Renderer(config.city, icons=IconSet.load(library=None))
+    truth = np.zeros(4, int)
+    for k in range(n):
+        item = state_item(config, episode, k, renderer)[1]
+        np.add.at(truth, item["action"][item["car"]], 1)
+    total = sum(int(panel.table.item(i, j).text()) for i in range(4) for j in range(4))
+    assert total == truth.sum() > 0
+    rows = [sum(int(panel.table.item(i, j).text()) for j in range(4)) for i in range(4)]
+    assert rows == truth.tolist()                                  # rows: the recorded decisions
+    # follow the timeline: the overlay is redone at every step the keys show
+    panel.follow.click()
+    assert panel.follow.isChecked()
+    win.activateWindow()
+    win.setFocus()
+    qtbot.keyClick(win, QtCore.Qt.Key.Key_Home)
+    qtbot.waitUntil(lambda: panel.overlay is not None and panel.overlay.world == -1
+                    and panel.overlay.step == 0, timeout=WAIT)
+    qtbot.keyClick(win, QtCore.Qt.Key.Key_Right)
+    qtbot.waitUntil(lambda: panel.overlay.step == 1, timeout=WAIT)
+    qtbot.keyClick(win, QtCore.Qt.Key.Key_Right)
+    qtbot.waitUntil(lambda: panel.overlay.step == 2, timeout=WAIT)
+    assert panel.overlay.has_prediction
+    assert_true_actions_recorded(win, panel.overlay, 2)
+    qtbot.keyClick(win, QtCore.Qt.Key.Key_Left)
+    qtbot.waitUntil(lambda: panel.overlay.step == 1, timeout=WAIT)
+    panel.follow.click()                                            # off: the timeline no longer drives it
+    qtbot.keyClick(win, QtCore.Qt.Key.Key_Right)
+    qtbot.wait(300)
+    assert panel.overlay.step == 1
 
 
 def test_generate_dialog_settings_reach_the_dataset(qtbot, tmp_path):
