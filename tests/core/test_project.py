@@ -168,20 +168,6 @@ MANIFEST_EDITS = [
 
 @pytest.mark.parametrize("old, new, fragment", MANIFEST_EDITS)
 def test_malformed_studio_entries_are_located_errors(saved_project, tmp_path, old, new, fragment):
-    import shutil
+    from tests.support.project_edits import assert_manifest_edit_is_located
 
-    from core.errors import LogiCityError
-    from core.project import load_project
-
-    root = tmp_path / "p"
-    shutil.copytree(saved_project, root)
-    text = (root / "project.yaml").read_text()
-    assert old in text, text
-    edited = text.replace(old, new, 1)
-    (root / "project.yaml").write_text(edited)
-    with pytest.raises(LogiCityError) as ei:
-        load_project(root)
-    err = ei.value
-    assert fragment in err.message and err.file.endswith("project.yaml")
-    bad_line = edited.splitlines()[err.line - 1]
-    assert any(w in bad_line for w in new.replace(":", " ").split()), (err.line, bad_line)
+    assert_manifest_edit_is_located(saved_project, tmp_path, old, new, fragment)

@@ -3,7 +3,6 @@ subjects (one agent, any agent of a type or with a concept, any agent), clause /
 project.yaml form (round trip, older files, located errors) and the EditBreakpoint command."""
 from __future__ import annotations
 
-import shutil
 from types import SimpleNamespace
 
 import numpy as np
@@ -298,27 +297,16 @@ BAD_EDITS = [
 
 @pytest.mark.parametrize("old, new, fragment", BAD_EDITS)
 def test_bad_breakpoints_in_project_yaml_are_located_errors(config, tmp_path_factory, tmp_path, old, new, fragment):
-    from core.errors import LogiCityError
-    from core.project import load_project, new_project
+    from core.project import new_project
     from core.project_save import save_project
+    from tests.support.project_edits import assert_manifest_edit_is_located
 
     base = tmp_path_factory.getbasetemp() / "bp-base"
     if not base.exists():
         p = new_project(config, name="bp", seed=0)
         p.studio = {"breakpoints": [dict(b) for b in NEW_BREAKPOINTS]}
         save_project(p, base)
-    root = tmp_path / "p"
-    shutil.copytree(base, root)
-    text = (root / "project.yaml").read_text()
-    assert old in text, text
-    edited = text.replace(old, new, 1)
-    (root / "project.yaml").write_text(edited)
-    with pytest.raises(LogiCityError) as ei:
-        load_project(root)
-    err = ei.value
-    assert fragment in err.message and err.file.endswith("project.yaml"), err.message
-    bad_line = edited.splitlines()[err.line - 1]
-    assert any(w in bad_line for w in new.replace(":", " ").split()), (err.line, bad_line)
+    assert_manifest_edit_is_located(base, tmp_path, old, new, fragment)
 
 
 # ---- the EditBreakpoint command ------------------------------------------------------------------------------------
