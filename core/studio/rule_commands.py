@@ -22,7 +22,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from ..errors import ConfigError, LogiCityError
 from ..logic.ontology import Ontology, ontology_from_data
@@ -229,6 +229,26 @@ class _OntologyEdit(Command):
         self.workspace.ontology_changed = self.old_changed
 
 
+def _predicate(onto: Ontology, name: str, action_refused: str | None = None):
+    """Predicate ``name`` of ``onto``; a ConfigError when there is none or, with ``action_refused`` (why), when it is
+    an action predicate."""
+    p = onto.get(name)
+    if p is None:
+        raise ConfigError(f"no predicate {name!r} in the ontology")
+    if action_refused is not None and p.is_action:
+        raise ConfigError(f"{name} {action_refused}")
+    return p
+
+
+def _with_changed(onto: Ontology, name: str, change: Callable[[dict], None]) -> Ontology:
+    """``onto`` with the dict of predicate ``name`` changed in place by ``change``."""
+    preds = [p.to_dict() for p in onto.predicates]
+    for d in preds:
+        if d["name"] == name:
+            change(d)
+    return _rebuild(onto, preds)
+
+
 class AddConceptPredicate(_OntologyEdit):
     """Add a unary semantic predicate ``name`` grounded by registry function ``grounding`` (after the last
     non-action predicate: the SPF observation layout grows at its end)."""
@@ -255,11 +275,7 @@ class RemovePredicate(_OntologyEdit):
     def __init__(self, workspace: RuleWorkspace, name: str) -> None:
         super().__init__(workspace)
         onto = workspace.ontology
-        p = onto.get(name)
-        if p is None:
-            raise ConfigError(f"no predicate {name!r} in the ontology")
-        if p.is_action:
-            raise ConfigError(f"{name} is an action predicate; actions cannot be removed")
+        _predicate(onto, name, "is an action predicate; actions cannot be removed")
         self.new = _rebuild(onto, [q.to_dict() for q in onto.predicates if q.name != name])
         self.text = f"Remove predicate {name}"
 
@@ -270,13 +286,8 @@ class SetPredicateParams(_OntologyEdit):
     def __init__(self, workspace: RuleWorkspace, name: str, params: Mapping[str, Any]) -> None:
         super().__init__(workspace)
         onto = workspace.ontology
-        if name not in onto:
-            raise ConfigError(f"no predicate {name!r} in the ontology")
-        preds = [p.to_dict() for p in onto.predicates]
-        for d in preds:
-            if d["name"] == name:
-                d["params"] = dict(params)
-        self.new = _rebuild(onto, preds)
+        _predicate(onto, name)
+        self.new = _with_changed(onto, name, lambda d: d.update(params=dict(params)))
         self.text = f"Set parameters of {name}"
 
 
@@ -287,15 +298,11 @@ class SetPredicateGrounding(_OntologyEdit):
     def __init__(self, workspace: RuleWorkspace, name: str, grounding: str | None) -> None:
         super().__init__(workspace)
         onto = workspace.ontology
-        p = onto.get(name)
-        if p is None:
-            raise ConfigError(f"no predicate {name!r} in the ontology")
-        if p.is_action:
-            raise ConfigError(f"{name} is an action predicate: it is decided by the rules, not grounded")
-        preds = [q.to_dict() for q in onto.predicates]
-        for d in preds:
-            if d["name"] == name:
-                d["grounding"] = grounding
-                d.pop("params", None)
-        self.new = _rebuild(onto, preds)
+        _predicate(onto, name, "is an action predicate: it is decided by the rules, not grounded")
+
+        def regrounded(d: dict) -> None:
+            d["grounding"] = grounding
+            d.pop("params", None)
+
+        self.new = _with_changed(onto, name, regrounded)
         self.text = f"Ground {name} by {grounding or 'nothing'}"
