@@ -153,8 +153,11 @@ class SimWorker(QtCore.QObject):
     @QtCore.Slot(int, object, int)
     def reset(self, gen: int, config: Any, seed: int) -> None:
         """Build a new Simulation from ``config`` with ``seed`` and send its initial state."""
-        if not self._build(gen, config, seed):
-            return
+        if self._build(gen, config, seed):
+            self._send_reset(gen, seed)
+
+    def _send_reset(self, gen: int, seed: int) -> None:
+        """Answer a reset with the new simulation's initial state."""
         assert self.sim is not None and self.tap is not None
         frame = self.tap.initial(self.sim.agents)
         self.sent = self.acked = 0
@@ -297,13 +300,8 @@ class SimWorker(QtCore.QObject):
         except Exception as exc:  # noqa: BLE001 - reported to the GUI, the old simulation stays
             self._fail("could not start the simulation from the scene", exc, failing_component(exc))
             return
-        if not self._build(gen, config, seed, made):
-            return
-        assert self.sim is not None and self.tap is not None
-        frame = self.tap.initial(self.sim.agents)
-        self.sent = self.acked = 0
-        wit = self.sim.buffer.array("witness")
-        self.resetDone.emit(gen, ResetInfo(frame, dict(self.sim.buffer.meta), int(wit.shape[2]), int(seed)))
+        if self._build(gen, config, seed, made):
+            self._send_reset(gen, seed)
 
     @QtCore.Slot()
     def kick(self) -> None:
