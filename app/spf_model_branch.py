@@ -24,8 +24,8 @@ from widgets.timeline import Marker
 
 #: the studio timeline's marker group of a model-driven branch, and its two lanes
 TIMELINE_GROUP = "spf_model"
-DISAGREES_LANE = ("spf_model_disagrees", "Model ≠ oracle", (230, 140, 0))
-VIOLATION_LANE = ("spf_model_violation", "Model broke a rule", (200, 0, 0))
+DISAGREES_LANE = ("spf_model_disagrees", "Model ≠ oracle", (185, 90, 0))     # darker than "action changed"
+VIOLATION_LANE = ("spf_model_violation", "Model broke a rule", (110, 0, 0))   # darker than "stops"
 
 
 def timeline_markers(drive) -> list[Marker]:
