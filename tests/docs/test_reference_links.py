@@ -87,17 +87,21 @@ def test_slug_rules() -> None:
     assert anchors("# A\n## B\n```\n# not a heading\n```\n## B\n") == {"a", "b", "b-1"}
 
 
-def test_no_numbered_section_citations() -> None:
-    """Nobody cites "section sign + number" of notes the repository does not contain."""
-    bad = []
+def _text_lines():
+    """(file, line number, line) of every line of the readable text files."""
     for path in _text_files():
         try:
             text = path.read_text(encoding="utf-8")
         except (UnicodeDecodeError, OSError):
             continue
         for no, line in enumerate(text.splitlines(), 1):
-            if SECTION_CITATION.search(line):
-                bad.append(f"{path.relative_to(ROOT)}:{no}: {line.strip()[:120]}")
+            yield path, no, line
+
+
+def test_no_numbered_section_citations() -> None:
+    """Nobody cites "section sign + number" of notes the repository does not contain."""
+    bad = [f"{path.relative_to(ROOT)}:{no}: {line.strip()[:120]}" for path, no, line in _text_lines()
+           if SECTION_CITATION.search(line)]
     assert not bad, ("cite docs/reference.md#<section> (and state the fact) instead of numbered sections of "
                      "reference notes:\n" + "\n".join(bad))
 
@@ -116,16 +120,11 @@ def test_every_cited_reference_anchor_exists() -> None:
     have = anchors(REFERENCE.read_text(encoding="utf-8"))
     missing = []
     cited = 0
-    for path in _text_files():
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (UnicodeDecodeError, OSError):
-            continue
-        for no, line in enumerate(text.splitlines(), 1):
-            for m in ANCHOR_CITATION.finditer(line):
-                cited += 1
-                if m.group(1) not in have:
-                    missing.append(f"{path.relative_to(ROOT)}:{no}: #{m.group(1)}")
+    for path, no, line in _text_lines():
+        for m in ANCHOR_CITATION.finditer(line):
+            cited += 1
+            if m.group(1) not in have:
+                missing.append(f"{path.relative_to(ROOT)}:{no}: #{m.group(1)}")
     assert cited > 0, "no file cites docs/reference.md#<section>; the scan found nothing to check"
     assert not missing, "cited anchors that are not headings of docs/reference.md:\n" + "\n".join(missing)
 
