@@ -8,7 +8,7 @@ column of every key and item. They behave like ``dict``/``list`` so loaders can 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 import yaml
 
@@ -290,23 +290,22 @@ def dump_yaml(data: Any) -> str:
     return yaml.safe_dump(plain(data), sort_keys=False, default_flow_style=None, allow_unicode=True)
 
 
+def type_word(value: Any, words: Mapping[type, str]) -> str:
+    """The word of the first type in ``words`` (in its order: bool before int) that ``value`` is an instance of,
+    else the type's own name; for messages about plain data."""
+    for kind, word in words.items():
+        if isinstance(value, kind):
+            return word
+    return type(value).__name__
+
+
+_YAML_WORDS = {type(None): "nothing (null)", bool: "a boolean", dict: "a mapping", list: "a list", str: "text",
+               int: "an integer", float: "a number"}
+
+
 def yaml_type_name(value: Any) -> str:
     """The YAML word for a value's type, for messages (never our internal container class names)."""
-    if value is None:
-        return "nothing (null)"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, str):
-        return "text"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a number"
-    return type(value).__name__
+    return type_word(value, _YAML_WORDS)
 
 
 def reject_unknown_keys(container: LocatedDict, allowed: Iterable[str], where: str | None = None, *,

@@ -29,6 +29,7 @@ from typing import Any, Iterable, Mapping
 
 from ..datadir import icon_library_dir
 from ..errors import LogiCityError
+from ..yamlio import type_word
 from .semantics import SEMANTICS, parse_semantic
 
 STATUSES = ("pending", "accepted", "rejected")
@@ -51,22 +52,12 @@ def _is_str(v: Any) -> bool:
     return isinstance(v, str)
 
 
+_JSON_WORDS = {type(None): "null", bool: "a boolean", int: "an integer", float: "a number", str: "a string",
+               dict: "an object", list: "an array"}
+
+
 def _json_type_name(v: Any) -> str:
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "a boolean"
-    if isinstance(v, int):
-        return "an integer"
-    if isinstance(v, float):
-        return "a number"
-    if isinstance(v, str):
-        return "a string"
-    if isinstance(v, dict):
-        return "an object"
-    if isinstance(v, list):
-        return "an array"
-    return type(v).__name__
+    return type_word(v, _JSON_WORDS)
 
 
 def _short(v: Any, limit: int = 40) -> str:
