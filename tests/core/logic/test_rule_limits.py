@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.errors import RuleError
-from core.logic import compiled, parser, z3engine
+from core.logic import compiled_clauses, parser, z3engine
 from core.logic.compiled import CompiledEngine, TaskChecker
 from core.logic.joins import plan_joins
 from core.logic.parser import MAX_RULE_CHARS
@@ -43,12 +43,12 @@ def clique_rule(n: int) -> str:
 def decide_all(prog, interp):
     """(dense-or-default compiled, forced factorised compiled, z3) decisions."""
     a = CompiledEngine(prog).decide(interp)
-    old = compiled.DENSE_LIMIT
-    compiled.DENSE_LIMIT = 0
+    old = compiled_clauses.DENSE_LIMIT
+    compiled_clauses.DENSE_LIMIT = 0
     try:
         b = CompiledEngine(prog).decide(interp)
     finally:
-        compiled.DENSE_LIMIT = old
+        compiled_clauses.DENSE_LIMIT = old
     return a, b, Z3Engine(prog).decide(interp)
 
 
@@ -127,12 +127,12 @@ def test_join_plan_width():
 
 
 def test_a_wide_join_is_refused_when_the_engine_is_built():
-    n = compiled.MAX_JOIN_WIDTH + 1
+    n = compiled_clauses.MAX_JOIN_WIDTH + 1
     prog = parse_program(clique_rule(n), ONTO, "wide.rules")
     with pytest.raises(RuleError) as err:
         CompiledEngine(prog)
     assert (err.value.file, err.value.line, err.value.col) == ("wide.rules", 3, 1)
-    assert f"links {n} of its variables" in err.value.message and str(compiled.MAX_JOIN_WIDTH) in err.value.message
+    assert f"links {n} of its variables" in err.value.message and str(compiled_clauses.MAX_JOIN_WIDTH) in err.value.message
 
 
 def test_too_many_variables_is_refused():
@@ -152,7 +152,7 @@ def test_a_join_too_large_for_the_view_is_refused_at_the_step():
     with pytest.raises(RuleError) as err:
         eng.decide(random_tables(ONTO, np.random.default_rng(2), 5, 12, 0.9))
     assert (err.value.file, err.value.line) == ("wide.rules", 3)
-    assert "12^8 = 429981696 truth values" in err.value.message and str(compiled.JOIN_LIMIT) in err.value.message
+    assert "12^8 = 429981696 truth values" in err.value.message and str(compiled_clauses.JOIN_LIMIT) in err.value.message
 
 
 def test_z3_refuses_an_expansion_beyond_its_limit():
