@@ -12,10 +12,16 @@ from types import TracebackType
 #: module -> component, for frames inside the component's own code
 MODULE_COMPONENTS: dict[str, str] = {
     "core.logic.grounding": "grounding",
+    "core.logic.field_of_view": "grounding",
+    "core.logic.coins": "grounding",
+    "core.logic.pair_geometry": "grounding",
+    "core.logic.predicate_tables": "grounding",
+    "core.logic.view_slices": "grounding",
     "core.logic.spatial": "grounding",
     "core.logic.registry": "grounding",
     "core.logic.ontology": "grounding",
     "core.logic.compiled": "rule engine",
+    "core.logic.compiled_clauses": "rule engine",
     "core.logic.z3engine": "rule engine",
     "core.logic.decisions": "rule engine",
     "core.logic.program": "rule engine",

@@ -246,7 +246,7 @@ def test_distance_formula_is_euclidean():
 
 def test_large_scene_bucketed_paths_match_dense(monkeypatch):
     """FOV membership and coin candidates use a bucket grid for many agents; results must equal the dense path."""
-    import core.logic.grounding as gmod
+    import core.logic.coins as cmod
     import core.logic.spatial as smod
     rng = np.random.default_rng(9)
     n = 400
@@ -256,7 +256,7 @@ def test_large_scene_bucketed_paths_match_dense(monkeypatch):
 
     def run(limit):
         monkeypatch.setattr(smod, "DENSE_LIMIT", limit)
-        monkeypatch.setattr(gmod, "DENSE_LIMIT", limit)
+        monkeypatch.setattr(cmod, "DENSE_LIMIT", limit)
         return ground(agents, city=city, seed=3)
 
     dense, bucket = run(10**9), run(0)

@@ -10,7 +10,8 @@ import pytest
 from core.codes import Action, Heading, Kind
 from core.logic import fast
 from core.logic.compiled import CompiledEngine
-from core.logic.grounding import DENSE_PAIR_AGENTS, _domains_from_pairs
+from core.logic.field_of_view import domains_from_pairs
+from core.logic.grounding import DENSE_PAIR_AGENTS
 from core.logic.program import parse_program
 from core.logic.spatial import box_members
 from core.sim.move_arena import MoveArena
@@ -70,7 +71,7 @@ def test_domains_kernel_equals_box_members():
     lim = np.where(rng.random(400) < 0.2, rng.integers(1, 6, 400), np.iinfo(np.int64).max).astype(np.int64)
     for side in (1, 3, 17):
         ent, ok = kern.domains(pos, boxes, lim, side)
-        assert ok and np.array_equal(ent, _domains_from_pairs(*box_members(pos, boxes), 400, lim))
+        assert ok and np.array_equal(ent, domains_from_pairs(*box_members(pos, boxes), 400, lim))
     boxes[9] = [100, 101, 100, 101]   # an ego outside its own box: left to the numpy path
     assert not kern.domains(pos, boxes, lim, 4)[1]
 
