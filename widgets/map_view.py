@@ -1,11 +1,11 @@
 """The city map view: static semantics as one image, agents as one glyph batch, paths, goals and the field of view.
 
 Why this structure (performance): the static map is a single ``ImageItem`` built once per city; a frame only
-updates one ``ScatterPlotItem`` (all agents, oriented glyph per heading), a few path curves grouped by colour
-(``connect="finite"`` with NaN separators), one goals scatter, a selection ring and one rectangle. No
-per-agent graphics items are created or destroyed while playing. The scatter items use pyqtgraph's pixel mode
-(each distinct glyph is rasterised once into an atlas and blitted) with sizes recomputed from the zoom, so
-glyphs keep their size in cells while a frame costs one blit per agent instead of one vector path each.
+updates one glyph batch (all agents, oriented glyph per heading: ``widgets/map_glyphs.GlyphBatch``), one path
+batch (a painter path per colour), one goals scatter, a selection ring and one rectangle. No per-agent graphics
+items are created or destroyed while playing. Glyphs are rasterised once per style into an atlas and blitted in
+one call, with sizes recomputed from the zoom, so they keep their size in cells while a frame costs a few numpy
+operations and one blit instead of a vector path (or a scatter spot record) per agent.
 
 The view knows nothing about episodes: it draws a :class:`core.view.scene.MapScene` and reports clicks and
 hovers as cells and agent indices.
@@ -24,6 +24,7 @@ from core.sim.events import FORCED_MARK_COLOUR
 from core.view.colouring import intersection_rgba, semantic_at, semantic_rgb
 from core.view.scene import MapScene, nearest_agent
 
+from .map_glyphs import GlyphBatch, PathBatch, polyline_path
 from .map_tools import MapToolHost
 
 #: Glyph sizes in cells (the reference draws car icons 6 cells and pedestrians 4 cells wide).
@@ -110,9 +111,10 @@ class MapView(pg.GraphicsView):
         self._renderer = None
         self._last_frame = None
         self._symbols = glyph_symbols()
-        self._brush_cache: dict[tuple[int, int, int], QtGui.QBrush] = {}
-        self._brushes: list[QtGui.QBrush] = []
-        self._brushes_key: bytes | None = None
+        self._symbol_keys = list(self._symbols)          # (kind, heading) per symbol index of the glyph batch
+        self._symbol_index = np.full((max(k for k, _h in self._symbol_keys) + 1, 5), -1, np.int64)
+        for i, (k, h) in enumerate(self._symbol_keys):
+            self._symbol_index[k, h + 1] = i             # [kind, heading + 1]: heading -1 is un-oriented
         self._pen_cache: dict[tuple[int, int, int], QtGui.QPen] = {}
 
         self.map_item = pg.ImageItem(axisOrder="row-major")
@@ -130,13 +132,15 @@ class MapView(pg.GraphicsView):
         self.fov_item.setBrush(QtGui.QBrush(QtGui.QColor(255, 235, 59, 28)))
         self.fov_item.setZValue(3)
         self.fov_item.setVisible(False)
-        self.path_curves: list[pg.PlotCurveItem] = []
-        self.sel_path = pg.PlotCurveItem(pen=pg.mkPen(255, 235, 59, width=3.5), connect="finite")
+        self.path_item = PathBatch()          # every planned path, one painter path per colour
+        self.path_item.setZValue(4)
+        self.sel_path = PathBatch()           # the selected agent's, wide and yellow on top
         self.sel_path.setZValue(5)
-        self.goal_item = pg.ScatterPlotItem(pxMode=True, symbol="star", size=10,
-                                            pen=pg.mkPen(30, 30, 30, width=1))
+        self._sel_pen = pg.mkPen(255, 235, 59, width=3.5)
+        self.goal_item = GlyphBatch(pg.mkPen(30, 30, 30, width=1), [pg.graphicsItems.ScatterPlotItem.Symbols["star"]])
         self.goal_item.setZValue(6)
-        self.agent_item = pg.ScatterPlotItem(pxMode=True, pen=pg.mkPen(20, 20, 20, width=1.2))
+        # every agent glyph in one blit (widgets/map_glyphs.py); getData() gives the glyph centres
+        self.agent_item = GlyphBatch(pg.mkPen(20, 20, 20, width=1.2), [self._symbols[k] for k in self._symbol_keys])
         self.agent_item.setZValue(8)
         self.select_item = pg.ScatterPlotItem(pxMode=True, symbol="o", size=20,
                                               pen=pg.mkPen(255, 235, 59, width=3), brush=pg.mkBrush(None))
@@ -158,9 +162,10 @@ class MapView(pg.GraphicsView):
         self.forced_item.setZValue(9)
         self.forced_item.setVisible(False)
         self.vb.addItem(self.forced_item)
-        for it in (self.map_item, self.inter_item, self.icon_item, self.fov_item, self.sel_path, self.goal_item,
-                   self.agent_item, self.select_item, self.mark_item):
+        for it in (self.map_item, self.inter_item, self.icon_item, self.fov_item, self.select_item, self.mark_item):
             self.vb.addItem(it)
+        for it in (self.path_item, self.sel_path, self.goal_item, self.agent_item):
+            self.vb.addItem(it, ignoreBounds=True)
         self.show_paths = "all"
         self.show_goals = True
         self.show_fov = True
@@ -188,6 +193,9 @@ class MapView(pg.GraphicsView):
         self._marked_key = self._forced_key = self._goals_key = None
         self.vb.setLimits(xMin=-city.width * 0.5, xMax=city.width * 1.5, yMin=-city.height * 0.5,
                           yMax=city.height * 1.5, minXRange=8, minYRange=8)
+        extent = QtCore.QRectF(-city.width * 0.5, -city.height * 0.5, city.width * 2.0, city.height * 2.0)
+        for it in (self.path_item, self.sel_path, self.goal_item, self.agent_item):   # all they draw: in the limits
+            it.set_extent(extent)
         self.fit()
 
     def fit(self) -> None:
@@ -240,29 +248,14 @@ class MapView(pg.GraphicsView):
             return
         self._ppc = ppc
         if len(self._sizes_cells) and self.style == "glyphs":
-            self.agent_item.setSize(self._px(self._sizes_cells, 7.0))
+            self.agent_item.set_sizes(self._px(self._sizes_cells, 7.0))
         if len(self._goal_cells):
-            self.goal_item.setSize(self._px(self._goal_cells, 7.0))
+            self.goal_item.set_sizes(self._px(self._goal_cells, 7.0))
         self.select_item.setSize(float(self._px(np.array([SELECT_SIZE]), 16.0)[0]))
         self.mark_item.setSize(float(self._px(np.array([MARK_SIZE]), 18.0)[0]))
         self.forced_item.setSize(float(self._px(np.array([FORCED_SIZE]), 14.0)[0]))
 
     # ---- frames ----------------------------------------------------------------------------------------------
-    def _brush(self, rgb) -> QtGui.QBrush:
-        key = (int(rgb[0]), int(rgb[1]), int(rgb[2]))
-        b = self._brush_cache.get(key)
-        if b is None:
-            b = self._brush_cache[key] = QtGui.QBrush(QtGui.QColor(*key))
-        return b
-
-    def _brushes_for(self, rgb: np.ndarray) -> list[QtGui.QBrush]:
-        """One brush per agent; the list is kept while the colours stay the same (most schemes, most frames)."""
-        key = np.asarray(rgb).tobytes()
-        if key != self._brushes_key:
-            self._brushes_key = key
-            self._brushes = [self._brush(c) for c in rgb]
-        return self._brushes
-
     def _path_pen(self, rgb) -> QtGui.QPen:
         key = (int(rgb[0]), int(rgb[1]), int(rgb[2]))
         p = self._pen_cache.get(key)
@@ -281,46 +274,16 @@ class MapView(pg.GraphicsView):
         xy[:, 1] = sc.positions[:, 0] + 0.5
         rgb = sc.rgb
         if self.style == "glyphs":
-            kinds = sc.kinds.astype(int)
-            heads = sc.headings.astype(int)
-            symbols = [self._symbols[(k, h if h >= 0 else -1)] for k, h in zip(kinds, heads)]
+            kinds = sc.kinds.astype(np.int64)
+            heads = np.clip(sc.headings.astype(np.int64), -1, 3)
             self._ppc = self._pixels_per_cell()
             self._sizes_cells = np.where(kinds == int(Kind.CAR), CAR_SIZE, PED_SIZE)
-            brushes = self._brushes_for(rgb)
-            self.agent_item.setData(pos=xy, symbol=symbols, size=self._px(self._sizes_cells, 7.0), brush=brushes,
-                                    data=np.arange(n))
+            self.agent_item.setData(xy[:, 0], xy[:, 1], self._symbol_index[kinds, heads + 1],
+                                     self._px(self._sizes_cells, 7.0), rgb)
         else:
             self._draw_icons(sc)
-        # paths grouped by colour
-        groups: dict[tuple[int, int, int], list[np.ndarray]] = {}
-        if self.show_paths != "none":
-            for agent, cells in sc.paths:
-                if self.show_paths == "selected" and agent != sc.selected:
-                    continue
-                if len(cells) < 2:
-                    continue
-                key = tuple(int(v) for v in rgb[agent])
-                groups.setdefault(key, []).append(cells)
-        while len(self.path_curves) < len(groups):
-            c = pg.PlotCurveItem(connect="finite")
-            c.setZValue(4)
-            self.vb.addItem(c)
-            self.path_curves.append(c)
-        for curve, (key, lst) in zip(self.path_curves, groups.items()):
-            x, y = _polyline(lst)
-            curve.setData(x, y, connect="finite")
-            curve.setPen(self._path_pen(key))
-            curve.setVisible(True)
-        for curve in self.path_curves[len(groups):]:
-            curve.setVisible(False)
+        self._draw_paths(sc, rgb)
         sel = sc.selected
-        sel_cells = [cells for agent, cells in sc.paths if agent == sel and len(cells) >= 2]
-        if sel is not None and sel_cells and self.show_paths != "none":
-            x, y = _polyline(sel_cells)
-            self.sel_path.setData(x, y, connect="finite")
-            self.sel_path.setVisible(True)
-        else:
-            self.sel_path.setVisible(False)
         goals_key = (sc.goals.tobytes(), rgb.tobytes(), sel) if sc.goals is not None and self.show_goals else None
         if goals_key is not None and goals_key == self._goals_key:
             pass   # goals and their colours rarely change: no new spots (the scatter rebuilds every spot on setData)
@@ -332,7 +295,7 @@ class MapView(pg.GraphicsView):
             if sel is not None:
                 sizes[sel] = GOAL_SIZE * 1.8
             self._goal_cells = sizes
-            self.goal_item.setData(pos=gxy, size=self._px(sizes, 7.0), brush=self._brushes_for(rgb))
+            self.goal_item.setData(gxy[:, 0], gxy[:, 1], 0, self._px(sizes, 7.0), rgb)
             self.goal_item.setVisible(True)
         else:
             self.goal_item.setVisible(False)
@@ -359,6 +322,28 @@ class MapView(pg.GraphicsView):
             self.forced_item.setVisible(forced_key is not None)
         if self.follow:
             self._centre_on_selected()
+
+    def _draw_paths(self, sc: MapScene, rgb: np.ndarray) -> None:
+        """Planned paths: one painter path per colour (each agent's remaining cells, not joined to the next)."""
+        sel = sc.selected
+        drawn = [(a, c) for a, c in sc.paths if len(c) >= 2 and (self.show_paths == "all" or a == sel)] \
+            if self.show_paths != "none" else []
+        batches = []
+        if drawn:
+            c = np.asarray(rgb, np.int64)[[a for a, _c in drawn]]
+            packed = (c[:, 0] << 16) | (c[:, 1] << 8) | c[:, 2]
+            _u, first, inv = np.unique(packed, return_index=True, return_inverse=True)
+            for g in np.argsort(first):          # colours in the order of their first path
+                key = tuple(int(v) for v in c[first[g]])
+                batches.append((self._path_pen(key), polyline_path([drawn[i][1] for i in np.flatnonzero(inv == g)])))
+        self.path_item.set_paths(batches)
+        self.path_item.setVisible(bool(batches))
+        sel_cells = [cells for agent, cells in sc.paths if agent == sel and len(cells) >= 2]
+        if sel is not None and sel_cells and self.show_paths != "none":
+            self.sel_path.set_segments(self._sel_pen, sel_cells)
+            self.sel_path.setVisible(True)
+        else:
+            self.sel_path.setVisible(False)
 
     def set_marked(self, agents) -> None:
         """Mark these agents (indices) in every state drawn from now on, until changed; empty: none."""
@@ -506,16 +491,3 @@ class MapView(pg.GraphicsView):
         painter.end()
         return img
 
-
-def _polyline(paths: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Concatenate cell paths into x/y arrays with NaN breaks between agents (cell centres)."""
-    if not paths:
-        return np.zeros(0), np.zeros(0)
-    lens = np.fromiter((len(p) for p in paths), np.int64, len(paths))
-    cells = np.concatenate(paths)
-    x = np.full(int(lens.sum()) + len(paths), np.nan)
-    y = np.full(len(x), np.nan)
-    at = np.arange(len(cells)) + np.repeat(np.arange(len(paths)), lens)   # path i's cells shift by i NaN breaks
-    x[at] = cells[:, 1] + 0.5
-    y[at] = cells[:, 0] + 0.5
-    return x, y

@@ -94,11 +94,11 @@ def test_colour_by_changes_glyph_colours_and_legend(studio, qtbot):
     studio.set_colour_scheme("Action (next)")
     studio.flush_redraw()
     dec = studio.history.step_record(2).decided
-    brushes = studio.map.agent_item.data["brush"]
+    colours = studio.map.agent_item.rgb          # the glyphs' fill colours, as drawn (widgets/map_glyphs.py)
     from core.codes import ACTION_NAMES
 
-    for i, b in enumerate(brushes):
-        assert b.color().getRgb()[:3] == ACTION_COLOURS[ACTION_NAMES[int(dec[i])]]
+    for i, c in enumerate(colours):
+        assert tuple(int(v) for v in c) == ACTION_COLOURS[ACTION_NAMES[int(dec[i])]]
     assert studio.legend._agent_title.title() == "Agents — Action (next)"
     assert studio.colour_combo.currentText() == "Action (next)"
 
