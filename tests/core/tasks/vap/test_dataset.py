@@ -186,19 +186,21 @@ def test_resume_after_a_killed_generation(tmp_path, tiny_vap):
             "if __name__ == '__main__':\n"
             "    make_tiny(__import__('pathlib').Path(%r), worlds={'train': 6}, steps=30, workers=2)\n"
             ) % (str(ROOT), str(out))
+    # its own process group, so that the kill takes the worker processes too: an orphaned worker would go on
+    # writing worlds (and race the resume below), as it did on a loaded CI box
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
+                            stderr=subprocess.PIPE, start_new_session=True)
     try:
         deadline = time.monotonic() + 240
         while not (out / "train" / "world_0000" / "world.json").exists():
             assert proc.poll() is None, proc.stderr.read().decode()[-2000:]
             assert time.monotonic() < deadline, "the first world never finished"
-            time.sleep(0.05)
-        os.kill(proc.pid, signal.SIGKILL)
+            time.sleep(0.02)
+        os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(30)
     finally:
         if proc.poll() is None:
-            proc.kill()
+            os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(30)
         proc.stderr.close()
     done_before = sorted(p.parent.name for p in (out / "train").glob("world_*/world.json"))
