@@ -37,6 +37,24 @@ def saved_project(tmp_path_factory) -> Path:
     return save_default_project(tmp_path_factory.mktemp("proj") / "base")
 
 
+@pytest.fixture(scope="session")
+def tiny_sd_model(tmp_path_factory) -> Path:
+    """The tiny random-weight text-to-image pipeline (tests/support/tiny_sd.py), built offline once per run."""
+    from tests.support.tiny_sd import tiny_model
+
+    return tiny_model(tmp_path_factory)
+
+
+@pytest.fixture
+def icon_user_data(monkeypatch, tmp_path) -> Path:
+    """The test's own user data folder (``tmp_path/userdata``, its icon library inside) and no icon model
+    configured through the environment."""
+    data = tmp_path / "userdata"
+    monkeypatch.setenv("LOGICITY_DATA_DIR", str(data))
+    monkeypatch.delenv("LOGICITY_ICON_MODEL", raising=False)
+    return data
+
+
 @pytest.fixture(autouse=True)
 def _no_unanswered_modal(request):
     """In every Qt test: a modal dialog or popup left unanswered for 30 s is closed and fails the test (see

@@ -15,15 +15,9 @@ from pathlib import Path
 import pytest
 
 from core.render.library import IconLibrary
-from tests.support.tiny_sd import tiny_model
 from tests.support.paths import ROOT
 
 pytestmark = pytest.mark.gui
-
-
-@pytest.fixture(scope="module")
-def model(tmp_path_factory) -> Path:
-    return tiny_model(tmp_path_factory)
 
 
 #: scenario -> seconds the slow part takes; 6 s is longer than the 5 s the studio used to wait before it destroyed
@@ -32,14 +26,14 @@ SCENARIOS = {"window-load": 6.0, "window-post": 6.0, "dock-quit": 2.0}
 
 
 @pytest.fixture(scope="module")
-def probes(model, tmp_path_factory) -> dict[str, tuple[subprocess.CompletedProcess, dict, Path]]:
+def probes(tiny_sd_model, tmp_path_factory) -> dict[str, tuple[subprocess.CompletedProcess, dict, Path]]:
     """Run every scenario at once (each in its own interpreter), then collect what each saw."""
     running = {}
     for scenario, slow in SCENARIOS.items():
         tmp = tmp_path_factory.mktemp(scenario)
         env = {**os.environ, "LOGICITY_DATA_DIR": str(tmp / "data")}
         running[scenario] = (tmp, subprocess.Popen(
-            [sys.executable, str(ROOT / "tests" / "support" / "icongen_close_probe.py"), str(model), scenario,
+            [sys.executable, str(ROOT / "tests" / "support" / "icongen_close_probe.py"), str(tiny_sd_model), scenario,
              str(slow), str(tmp / "lib")], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env))
     out = {}
     for scenario, (tmp, proc) in running.items():

@@ -9,23 +9,13 @@ from PIL import Image
 
 from core.cli import run_cli
 from core.render.library import IconLibrary
-from tests.support.tiny_sd import tiny_model
+
+pytestmark = pytest.mark.usefixtures("icon_user_data")
 
 
-@pytest.fixture(scope="module")
-def model(tmp_path_factory) -> Path:
-    return tiny_model(tmp_path_factory)
-
-
-@pytest.fixture(autouse=True)
-def _data_dir(monkeypatch, tmp_path):
-    monkeypatch.setenv("LOGICITY_DATA_DIR", str(tmp_path / "userdata"))
-    monkeypatch.delenv("LOGICITY_ICON_MODEL", raising=False)
-
-
-def test_generate_list_accept_reject(model, tmp_path, capsys):
-    rc = run_cli(["icons", "generate", "--model", str(model), "--semantic", "Ambulance", "--n", "3", "--steps", "2",
-                  "--seed", "100", "--batch", "2", "--prompt", "white van", "--prompt", "red van"])
+def test_generate_list_accept_reject(tiny_sd_model, tmp_path, capsys):
+    rc = run_cli(["icons", "generate", "--model", str(tiny_sd_model), "--semantic", "Ambulance", "--n", "3",
+                  "--steps", "2", "--seed", "100", "--batch", "2", "--prompt", "white van", "--prompt", "red van"])
     out = capsys.readouterr()
     assert rc == 0, out.err
     assert "seeds 100..102" in out.out and out.out.count("saved ambulance/") == 3
@@ -48,8 +38,8 @@ def test_generate_list_accept_reject(model, tmp_path, capsys):
     assert Image.open(tmp_path / "sheet.png").size[0] > 500
 
 
-def test_generate_accept_flag_and_configured_model(model, tmp_path, capsys):
-    assert run_cli(["icons", "set-model", str(model)]) == 0
+def test_generate_accept_flag_and_configured_model(tiny_sd_model, tmp_path, capsys):
+    assert run_cli(["icons", "set-model", str(tiny_sd_model)]) == 0
     assert run_cli(["icons", "model"]) == 0
     assert "StableDiffusionPipeline" in capsys.readouterr().out
     assert run_cli(["icons", "generate", "--semantic", "crossing", "--n", "1", "--steps", "1", "--accept",

@@ -16,21 +16,9 @@ from PySide6.QtCore import Qt
 from core.render.icons import IconSet
 from core.render.library import IconLibrary
 from core.render.renderer import Renderer
-from tests.support.tiny_sd import tiny_model
 from widgets.render_dock import RenderDock
 
-pytestmark = pytest.mark.gui
-
-
-@pytest.fixture(scope="module")
-def model(tmp_path_factory) -> Path:
-    return tiny_model(tmp_path_factory)
-
-
-@pytest.fixture(autouse=True)
-def _data_dir(monkeypatch, tmp_path):
-    monkeypatch.setenv("LOGICITY_DATA_DIR", str(tmp_path / "userdata"))
-    monkeypatch.delenv("LOGICITY_ICON_MODEL", raising=False)
+pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("icon_user_data")]
 
 
 @pytest.fixture
@@ -63,8 +51,8 @@ def make_dock(qtbot, library, model, runner=None, **form) -> RenderDock:
     return dock
 
 
-def test_generate_in_background_with_step_progress(qtbot, library, model, runner):
-    dock = make_dock(qtbot, library, model, runner, n=3, steps=2, seed=5)
+def test_generate_in_background_with_step_progress(qtbot, library, tiny_sd_model, runner):
+    dock = make_dock(qtbot, library, tiny_sd_model, runner, n=3, steps=2, seed=5)
     assert dock.model_info.text().startswith("folder: StableDiffusionPipeline")
     progress = []
     with qtbot.waitSignal(dock.generationFinished, timeout=120_000) as fin:
@@ -82,11 +70,11 @@ def test_generate_in_background_with_step_progress(qtbot, library, model, runner
     assert all(r.meta["prompt"].endswith(dock.style_edit.text()) for r in recs)
 
 
-def test_accept_reject_emit_icons_changed_and_renderer_updates(qtbot, library, model, runner):
+def test_accept_reject_emit_icons_changed_and_renderer_updates(qtbot, library, tiny_sd_model, runner):
     from tests.support.render import small_city, snapshot
     from core.codes import Heading, Kind
 
-    dock = make_dock(qtbot, library, model, runner, n=2, semantic="car")
+    dock = make_dock(qtbot, library, tiny_sd_model, runner, n=2, semantic="car")
     with qtbot.waitSignal(dock.generationFinished, timeout=120_000):
         dock.start_generation()
     icons = IconSet.load(library=library)
@@ -116,8 +104,8 @@ def test_accept_reject_emit_icons_changed_and_renderer_updates(qtbot, library, m
     assert not state["icons"].from_library["car"]  # back to the default art
 
 
-def test_cancel_keeps_finished_images(qtbot, library, model, runner):
-    dock = make_dock(qtbot, library, model, runner, n=30, steps=3, semantic="police")
+def test_cancel_keeps_finished_images(qtbot, library, tiny_sd_model, runner):
+    dock = make_dock(qtbot, library, tiny_sd_model, runner, n=30, steps=3, semantic="police")
     first_image = []
 
     def on_image(saved):
@@ -133,8 +121,8 @@ def test_cancel_keeps_finished_images(qtbot, library, model, runner):
     assert "Cancelled" in dock.status_label.text() and "kept" in dock.status_label.text()
 
 
-def test_reuse_fills_form_from_sidecar(qtbot, library, model, runner):
-    dock = make_dock(qtbot, library, model, runner, n=1, semantic="tiro", seed=1234)
+def test_reuse_fills_form_from_sidecar(qtbot, library, tiny_sd_model, runner):
+    dock = make_dock(qtbot, library, tiny_sd_model, runner, n=1, semantic="tiro", seed=1234)
     dock.prompts_edit.setPlainText("green learner car")
     with qtbot.waitSignal(dock.generationFinished, timeout=120_000):
         dock.start_generation()
@@ -162,8 +150,8 @@ def test_reuse_fills_form_from_sidecar(qtbot, library, model, runner):
         assert a.size == b.size and np.array_equal(np.asarray(a), np.asarray(b))
 
 
-def test_random_seed_is_shown_before_the_run(qtbot, library, model, runner):
-    dock = make_dock(qtbot, library, model, runner, n=1, seed=0)
+def test_random_seed_is_shown_before_the_run(qtbot, library, tiny_sd_model, runner):
+    dock = make_dock(qtbot, library, tiny_sd_model, runner, n=1, seed=0)
     dock.random_seed_check.setChecked(True)
     with qtbot.waitSignal(dock.generationFinished, timeout=120_000):
         dock.start_generation()
@@ -191,11 +179,11 @@ def test_model_that_fails_to_load_reports_in_the_dock(qtbot, library, tmp_path, 
     assert "Generation failed" in dock.status_label.text()
 
 
-def test_semantic_switch_loads_bank_style_and_gallery(qtbot, library, model):
+def test_semantic_switch_loads_bank_style_and_gallery(qtbot, library, tiny_sd_model):
     from PIL import Image
 
     library.add("office", Image.new("RGBA", (20, 20), (9, 9, 9, 255)), {"seed": 3})
-    dock = make_dock(qtbot, library, model, semantic="office")
+    dock = make_dock(qtbot, library, tiny_sd_model, semantic="office")
     assert "office building" in dock.style_edit.text() and len(dock.gallery.ids()) == 1
     assert len(dock.descriptions()) == 4  # suggested from the bank for the default count
     dock.set_semantic("crossing")
@@ -249,13 +237,13 @@ def test_bad_sidecars_are_flagged_in_the_gallery_not_raised(qtbot, library):
     assert library.get("walking_street/x1").status == "accepted"
 
 
-def test_the_dock_asks_for_generations_and_runs_none_itself(qtbot, library, model):
+def test_the_dock_asks_for_generations_and_runs_none_itself(qtbot, library, tiny_sd_model):
     """Without a controller attached, Generate only emits the order (the widget drives no thread)."""
-    dock = make_dock(qtbot, library, model, n=2, seed=9)
+    dock = make_dock(qtbot, library, tiny_sd_model, n=2, seed=9)
     orders = []
     dock.generateRequested.connect(orders.append)
     assert dock.start_generation() is False and not dock.is_generating()
     (order,) = orders
-    assert order.model == str(model) and order.request.n == 2 and order.request.seed == 9
+    assert order.model == str(tiny_sd_model) and order.request.n == 2 and order.request.seed == 9
     assert "no icon generator is attached" in dock.status_label.text()
     assert dock.generate_btn.isEnabled() and not library.list("bus")

@@ -19,27 +19,17 @@ from core.icongen.models import (ModelError, configured_model, detect_single_fil
 from core.icongen.prompts import MIN_DESCRIPTIONS, PromptBank, ensure_user_copy
 from core.render.library import IconLibrary
 from core.render.semantics import SEMANTICS
-from tests.support.tiny_sd import tiny_model
 from tests.support.paths import ROOT
 
-
-@pytest.fixture(scope="module")
-def model(tmp_path_factory) -> Path:
-    return tiny_model(tmp_path_factory)
-
-
-@pytest.fixture(autouse=True)
-def _data_dir(monkeypatch, tmp_path):
-    monkeypatch.setenv("LOGICITY_DATA_DIR", str(tmp_path / "userdata"))
-    monkeypatch.delenv("LOGICITY_ICON_MODEL", raising=False)
+pytestmark = pytest.mark.usefixtures("icon_user_data")
 
 
 # ---------------------------------------------------------------------------------------- end to end -----
-def test_generate_end_to_end_into_library(model, tmp_path):
+def test_generate_end_to_end_into_library(tiny_sd_model, tmp_path):
     from core.icongen.generator import IconGenerator, request_from_bank, save_to_library
 
     lib = IconLibrary(tmp_path / "lib")
-    gen = IconGenerator(model)
+    gen = IconGenerator(tiny_sd_model)
     req = request_from_bank("ambulance", n=3, steps=2, guidance=2.0, seed=40, batch_size=2)
     progress, saved = [], []
     res = gen.generate(req, on_progress=progress.append,
@@ -62,11 +52,11 @@ def test_generate_end_to_end_into_library(model, tmp_path):
         assert im.mode == "RGBA"
 
 
-def test_same_seed_reproduces_an_image_alone(model):
+def test_same_seed_reproduces_an_image_alone(tiny_sd_model):
     """Image k of a batch can be re-made from its sidecar seed and prompt alone."""
     from core.icongen.generator import GenerationRequest, IconGenerator
 
-    gen = IconGenerator(model)
+    gen = IconGenerator(tiny_sd_model)
     prompts = ("a red bus", "a green bus")
     batch = gen.generate(GenerationRequest("bus", prompts, n=2, steps=2, guidance=1.0, seed=7, batch_size=2,
                                            post="none"))
@@ -80,11 +70,11 @@ def test_same_seed_reproduces_an_image_alone(model):
     assert np.abs(np.asarray(other.icons[0].raw).astype(int) - b).mean() > 1
 
 
-def test_cancel_keeps_finished_images(model, tmp_path):
+def test_cancel_keeps_finished_images(tiny_sd_model, tmp_path):
     from core.icongen.generator import GenerationRequest, IconGenerator, save_to_library
 
     lib = IconLibrary(tmp_path / "lib")
-    gen = IconGenerator(model)
+    gen = IconGenerator(tiny_sd_model)
     state = {"images": 0, "steps_after": 0}
 
     def on_image(ic):
@@ -100,14 +90,14 @@ def test_cancel_keeps_finished_images(model, tmp_path):
                        should_cancel=lambda: state["steps_after"] >= 1)
     assert res.cancelled and len(res.icons) == 2 and len(lib.list("car")) == 2
     # cancelled before anything starts: nothing is loaded or generated
-    res0 = IconGenerator(model).generate(req, should_cancel=lambda: True)
+    res0 = IconGenerator(tiny_sd_model).generate(req, should_cancel=lambda: True)
     assert res0.cancelled and res0.icons == []
 
 
-def test_request_validation(model):
+def test_request_validation(tiny_sd_model):
     from core.icongen.generator import GenerationError, GenerationRequest, IconGenerator
 
-    gen = IconGenerator(model)
+    gen = IconGenerator(tiny_sd_model)
     for bad in (dict(prompts=()), dict(n=0), dict(steps=0), dict(guidance=-1.0), dict(width=100),
                 dict(scheduler="magic"), dict(seed=-3)):
         kw = dict(semantic="car", prompts=("x",), n=1, steps=1)
@@ -116,10 +106,10 @@ def test_request_validation(model):
             gen.generate(GenerationRequest(**kw))
 
 
-def test_scheduler_choice_is_recorded(model):
+def test_scheduler_choice_is_recorded(tiny_sd_model):
     from core.icongen.generator import GenerationRequest, IconGenerator
 
-    res = IconGenerator(model).generate(GenerationRequest("tiro", ("x",), n=1, steps=2, scheduler="euler_a",
+    res = IconGenerator(tiny_sd_model).generate(GenerationRequest("tiro", ("x",), n=1, steps=2, scheduler="euler_a",
                                                           guidance=1.0, post="tile"))
     assert res.icons[0].meta["scheduler"] == "EulerAncestralDiscreteScheduler"
     assert res.icons[0].image.size == (64, 64)  # tiles are not trimmed
@@ -169,10 +159,10 @@ def test_no_model_configured_gives_clear_advice():
     assert "--model" in msg and "Render dock" in msg and "Nothing is downloaded automatically" in msg
 
 
-def test_model_setting_roundtrip(model, monkeypatch):
+def test_model_setting_roundtrip(tiny_sd_model, monkeypatch):
     assert configured_model() is None
-    set_configured_model(model)
-    assert configured_model() == str(model.resolve())
+    set_configured_model(tiny_sd_model)
+    assert configured_model() == str(tiny_sd_model.resolve())
     assert resolve_model(None).kind == "folder"
     monkeypatch.setenv("LOGICITY_ICON_MODEL", "/elsewhere")
     assert configured_model() == "/elsewhere"
@@ -181,8 +171,8 @@ def test_model_setting_roundtrip(model, monkeypatch):
     assert configured_model() is None
 
 
-def test_resolve_model_kinds(model, tmp_path):
-    src = resolve_model(model)
+def test_resolve_model_kinds(tiny_sd_model, tmp_path):
+    src = resolve_model(tiny_sd_model)
     assert (src.kind, src.pipeline_class, src.name) == ("folder", "StableDiffusionPipeline", "tiny-sd")
     with pytest.raises(ModelError, match="does not exist"):
         resolve_model(tmp_path / "nope")
@@ -293,7 +283,7 @@ def test_prompt_bank_user_copy_and_errors(tmp_path):
         PromptBank.load(bad)
 
 
-def test_single_file_checkpoint_is_loaded_with_the_offline_config(model, tmp_path, monkeypatch):
+def test_single_file_checkpoint_is_loaded_with_the_offline_config(tiny_sd_model, tmp_path, monkeypatch):
     """The single-file branch passes the local config folder and local_files_only (no hub access); the real
     conversion is diffusers' own, stood in for here by the tiny pipeline."""
     import diffusers
@@ -304,7 +294,7 @@ def test_single_file_checkpoint_is_loaded_with_the_offline_config(model, tmp_pat
 
     def fake_from_single_file(path, **kw):
         calls.append((path, kw))
-        return diffusers.StableDiffusionPipeline.from_pretrained(str(model), local_files_only=True)
+        return diffusers.StableDiffusionPipeline.from_pretrained(str(tiny_sd_model), local_files_only=True)
 
     monkeypatch.setattr(diffusers.StableDiffusionPipeline, "from_single_file", fake_from_single_file)
     ckpt = _fake_safetensors(tmp_path / "my-sd15.safetensors", {
