@@ -180,14 +180,9 @@ def test_true_predicates_table_is_in_sight_at_1440x900(studio, qtbot):
 
 # ---- Safe Path Following window -----------------------------------------------------------------------------------
 def test_spf_window_reads_step_of_budget(qtbot):
-    from app.spf_play import SPFPlayWindow
+    from tests.support.spf import open_spf_window
 
-    w = SPFPlayWindow()
-    w.answers["unsaved_run"] = "discard"
-    qtbot.addWidget(w)
-    w.resize(1200, 780)
-    w.show()
-    qtbot.waitExposed(w)
+    w = open_spf_window(qtbot)
     w.start("easy", "test", 3)
     budget = w.session.max_steps
     assert w.panel.steps_label.text() == f"step 0 of {budget}"     # was "138 / 138 left"

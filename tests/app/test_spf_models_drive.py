@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.support.spf import open_spf_window
 from tests.support.spf_models import tiny_runs
 from tests.support.studio import close_window, open_window, simulate
 
@@ -60,14 +61,7 @@ def _panel(win):
 
 
 def test_the_model_drives_live_in_the_spf_window(qtbot, runs):
-    from app.spf_play import SPFPlayWindow
-
-    win = SPFPlayWindow()
-    qtbot.addWidget(win)
-    win.answers["unsaved_run"] = "discard"
-    win.resize(1400, 850)
-    win.show()
-    qtbot.waitExposed(win)
+    win = open_spf_window(qtbot, (1400, 850))
     win.activateWindow()                             # window shortcuts (keys 1-5, M) need the active window
     qtbot.waitUntil(win.isActiveWindow, timeout=5_000)
     win.start("easy", "val", 2)
@@ -126,14 +120,7 @@ def test_the_model_drives_live_in_the_spf_window(qtbot, runs):
 def test_padding_slots_of_the_observation_are_not_listed_nor_drawn(qtbot, runs):
     from core.logic.grounding import PLACEHOLDER
 
-    from app.spf_play import SPFPlayWindow
-
-    win = SPFPlayWindow()
-    qtbot.addWidget(win)
-    win.answers["unsaved_run"] = "discard"
-    win.resize(1400, 850)
-    win.show()
-    qtbot.waitExposed(win)
+    win = open_spf_window(qtbot, (1400, 850))
     win.activateWindow()
     qtbot.waitUntil(win.isActiveWindow, timeout=5_000)
     win.start("easy", "test", 7)                     # Car_1 sees fewer than five entities within a few steps

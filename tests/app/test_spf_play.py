@@ -12,19 +12,12 @@ from PySide6 import QtCore  # noqa: E402
 from core.codes import Action  # noqa: E402
 from core.tasks.spf_demos import load_demonstrations  # noqa: E402
 from core.tasks.spf_session import KEY_MAP, PlaySession  # noqa: E402
+from tests.support.spf import open_spf_window  # noqa: E402
 
 
 @pytest.fixture
 def win(qtbot):
-    from app.spf_play import SPFPlayWindow
-
-    w = SPFPlayWindow()
-    w.answers["unsaved_run"] = "discard"   # closing at teardown must not wait on a question
-    qtbot.addWidget(w)
-    w.resize(1200, 780)
-    w.show()
-    qtbot.waitExposed(w)
-    return w
+    return open_spf_window(qtbot)
 
 
 def press(qtbot, w, key: str) -> None:

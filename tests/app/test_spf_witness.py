@@ -8,21 +8,14 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from core.view.agent_rows import violation_witnesses  # noqa: E402
+from tests.support.spf import open_spf_window  # noqa: E402
 
 pytestmark = pytest.mark.gui
 
 
 @pytest.fixture
 def win(qtbot):
-    from app.spf_play import SPFPlayWindow
-
-    w = SPFPlayWindow()
-    w.answers["unsaved_run"] = "discard"
-    qtbot.addWidget(w)
-    w.resize(1200, 780)
-    w.show()
-    qtbot.waitExposed(w)
-    return w
+    return open_spf_window(qtbot)
 
 
 def test_violation_witness_is_ringed_and_linked_to_the_ego(win, qtbot):

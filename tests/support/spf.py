@@ -58,3 +58,18 @@ def plain_cell(city, near=(60, 60)):
     ok = np.argwhere(city.drivable & ~inter)
     d = np.abs(ok - np.asarray(near)).sum(axis=1)
     return tuple(int(x) for x in ok[np.argmin(d)])
+
+
+# ---- the SPF play window (pytest-qt) ---------------------------------------------------------------------------
+
+def open_spf_window(qtbot, size: tuple[int, int] = (1200, 780)):
+    """A shown ``app.spf_play.SPFPlayWindow`` of ``size`` that closes without asking about an unsaved run."""
+    from app.spf_play import SPFPlayWindow
+
+    w = SPFPlayWindow()
+    w.answers["unsaved_run"] = "discard"   # closing at teardown must not wait on a question
+    qtbot.addWidget(w)
+    w.resize(*size)
+    w.show()
+    qtbot.waitExposed(w)
+    return w
