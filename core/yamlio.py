@@ -319,6 +319,16 @@ def reject_unknown_keys(container: LocatedDict, allowed: Iterable[str], where: s
                                   + f" ({listed}: {', '.join(allowed)})", key)
 
 
+def check_format_header(data: LocatedDict, allowed: Iterable[str], where: str, kind: str, version: int) -> None:
+    """The top of a file in one of our formats: no key outside ``allowed`` (``where``: "the city map") and its
+    ``version`` (default: the current one) equal to ``version``; a located :class:`ConfigError` otherwise."""
+    reject_unknown_keys(data, allowed, where)
+    found = expect(data, "version", int, required=False, default=version)
+    if found != version:
+        raise data.error(f"unsupported {kind} format version {found} (this program reads version {version})",
+                         "version")
+
+
 def expect(container: LocatedDict, key: str, types: type | tuple[type, ...], *, required: bool = True,
            default: Any = None, what: str | None = None) -> Any:
     """Fetch ``container[key]`` checking its type; raise a located :class:`ConfigError` otherwise.

@@ -24,7 +24,8 @@ import yaml
 from ..codes import Kind
 from ..errors import ConfigError
 from ..world import KNOWN_CONCEPTS
-from ..yamlio import LocatedList, expect, load_yaml, loads_yaml, reject_unknown_keys, yaml_type_name
+from ..yamlio import (LocatedList, check_format_header, expect, load_yaml, loads_yaml, reject_unknown_keys,
+                      yaml_type_name)
 from .spec import AgentSet, AgentSpec
 
 __all__ = ["FORMAT_VERSION", "load_agent_set", "loads_agent_set", "save_agent_set", "dumps_agent_set",
@@ -73,11 +74,7 @@ def agent_set_from_data(data: Any, file: str | None = None) -> AgentSet:
     """Build a validated :class:`AgentSet` from parsed YAML data in our format."""
     if not isinstance(data, dict):
         raise ConfigError("an agent-set file must be a mapping with an 'agents' list", file, 1)
-    reject_unknown_keys(data, _TOP_KEYS, "the agent set")
-    version = expect(data, "version", int, required=False, default=FORMAT_VERSION)
-    if version != FORMAT_VERSION:
-        raise data.error(f"unsupported agent-set format version {version} (this program reads version "
-                         f"{FORMAT_VERSION})", "version")
+    check_format_header(data, _TOP_KEYS, "the agent set", "agent-set", FORMAT_VERSION)
     items: LocatedList = expect(data, "agents", list, what="the agent set")
     agents: list[AgentSpec] = []
     names: dict[str, int] = {}

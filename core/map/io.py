@@ -15,7 +15,8 @@ import yaml
 from ..codes import BUILDING_CODES
 from ..errors import ConfigError
 from ..fileio import atomic_write_text
-from ..yamlio import LocatedDict, LocatedList, expect, load_yaml, loads_yaml, reject_unknown_keys, yaml_type_name
+from ..yamlio import (LocatedDict, LocatedList, check_format_header, expect, load_yaml, loads_yaml, reject_unknown_keys,
+                      yaml_type_name)
 from .layers import derive_layers
 from .model import Building, CityMap, Street
 from .validate import Locator, check_city, check_spec
@@ -57,11 +58,7 @@ def map_from_data(data: Any, file: str | None = None, *, default_name: str = "ci
     """Build and validate a city from parsed YAML data in our format."""
     if not isinstance(data, dict):
         raise ConfigError("a city map file must be a mapping with 'size' and 'streets'", file, 1)
-    reject_unknown_keys(data, _TOP_KEYS, "the city map")
-    version = expect(data, "version", int, required=False, default=FORMAT_VERSION)
-    if version != FORMAT_VERSION:
-        raise data.error(f"unsupported map format version {version} (this program reads version "
-                         f"{FORMAT_VERSION})", "version")
+    check_format_header(data, _TOP_KEYS, "the city map", "map", FORMAT_VERSION)
     name = expect(data, "name", str, required=False, default=default_name)
     height, width = int_pair(data, "size", "the city map", minimum=1)
     generator = expect(data, "generator", dict, required=False)

@@ -15,7 +15,8 @@ import yaml
 from ..codes import HEADING_NAMES, Kind
 from ..errors import ConfigError
 from ..fileio import atomic_write_text
-from ..yamlio import LocatedDict, LocatedList, expect, load_yaml, loads_yaml, reject_unknown_keys, yaml_type_name
+from ..yamlio import (LocatedDict, LocatedList, check_format_header, expect, load_yaml, loads_yaml, reject_unknown_keys,
+                      yaml_type_name)
 from .scene import Scene, SceneAgent, SceneOrigin
 from .scene_check import parse_kind
 
@@ -156,11 +157,7 @@ def scene_from_data(data: Any, file: str | None = None) -> Scene:
     if not isinstance(data, dict):
         raise ConfigError("a scene file must be a mapping with an 'agents' list", file, 1)
     if isinstance(data, LocatedDict):
-        reject_unknown_keys(data, _TOP_KEYS, "the scene")
-        version = expect(data, "version", int, required=False, default=FORMAT_VERSION)
-        if version != FORMAT_VERSION:
-            raise data.error(f"unsupported scene format version {version} (this program reads version "
-                             f"{FORMAT_VERSION})", "version")
+        check_format_header(data, _TOP_KEYS, "the scene", "scene", FORMAT_VERSION)
         items = expect(data, "agents", list, what="the scene")
     else:  # plain data (JSON from a tool): same checks through located wrappers without lines
         return scene_from_data(_locate_plain(data, file), file)
