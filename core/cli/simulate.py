@@ -121,6 +121,19 @@ def output_problem(path: Path, example: str = "ep.npz") -> str | None:
     return None
 
 
+def fail(message: str, code: int = 2) -> int:
+    """Print ``error: message`` to stderr; ``code`` for the sub-command to return."""
+    print(f"error: {message}", file=sys.stderr)
+    return code
+
+
+def count_problem(value: int | None, flag: str) -> str | None:
+    """Why ``value``, given with ``flag``, is not a count of at least 1 (None when it is or was not given)."""
+    if value is not None and value < 1:
+        return f"{flag} must be >= 1, got {value}"
+    return None
+
+
 def seed_problem(seed: int, flag: str = "--seed", limit: int | None = None) -> str | None:
     """Why ``seed`` is not a usable seed (None when it is): numpy generators refuse negative seeds; ``limit``
     bounds seeds that are stored in 64-bit arrays."""

@@ -14,6 +14,8 @@ import json
 import sys
 from pathlib import Path
 
+from core.cli.simulate import fail
+
 MODES = ("easy", "medium", "hard", "expert")
 
 
@@ -71,17 +73,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
 
-def _fail(message: str, code: int = 2) -> int:
-    print(f"error: {message}", file=sys.stderr)
-    return code
-
-
 def _check_output(flag: str, path: Path, example: str) -> int:
     """0 when ``path`` can be written, else print why (before any long computation) and return 2."""
     from core.cli.simulate import output_problem
 
     problem = output_problem(path, example)
-    return _fail(f"{flag} {path}: {problem}") if problem else 0
+    return fail(f"{flag} {path}: {problem}") if problem else 0
 
 
 def _bar(total: int, desc: str, quiet: bool):
@@ -95,15 +92,13 @@ def run_eval(args: argparse.Namespace) -> int:
     from core.tasks.spf_episodes import load_episode_set
     from core.tasks.spf_settings import load_spf_mode
 
-    from core.cli.simulate import seed_problem
+    from core.cli.simulate import count_problem, seed_problem
 
-    problem = seed_problem(args.seed)
+    problem = seed_problem(args.seed) or count_problem(args.episodes, "--episodes")
     if problem:
-        return _fail(problem)
-    if args.episodes is not None and args.episodes < 1:
-        return _fail(f"--episodes must be >= 1, got {args.episodes}")
+        return fail(problem)
     if args.episode_file is not None and args.mode == "all":
-        return _fail("--episode-file holds the episodes of one mode and split; give that mode with --mode "
+        return fail("--episode-file holds the episodes of one mode and split; give that mode with --mode "
                      "(e.g. --mode easy), not --mode all")
     if args.json is not None and _check_output("--json", args.json, "results.json"):
         return 2
@@ -120,7 +115,7 @@ def run_eval(args: argparse.Namespace) -> int:
         try:
             modes = [read_config(args.policy)["mode"]]
         except LogiCityError as exc:
-            return _fail(str(exc))
+            return fail(str(exc))
     reports = []
     for mode in modes:
         if run_dir:  # a trained run (spf train --out DIR): refused for another mode or layout
@@ -129,7 +124,7 @@ def run_eval(args: argparse.Namespace) -> int:
             try:
                 policy = run_policy_for(args.policy, mode, args.split)
             except LogiCityError as exc:
-                return _fail(str(exc))
+                return fail(str(exc))
         else:
             policy = args.policy
         spf = load_spf_mode(mode, args.split)
@@ -151,7 +146,7 @@ def run_eval(args: argparse.Namespace) -> int:
         try:
             atomic_write_text(args.json, json.dumps([r.to_dict() for r in reports], indent=1))
         except OSError as exc:
-            return _fail(f"could not write --json {args.json}: {exc.strerror or exc}", 1)
+            return fail(f"could not write --json {args.json}: {exc.strerror or exc}", 1)
         print(f"figures written to {args.json}")
     return 0
 
@@ -160,13 +155,11 @@ def run_collect(args: argparse.Namespace) -> int:
     from core.tasks.spf_demos import collect_oracle, save_demonstrations
     from core.tasks.spf_settings import load_spf_mode
 
-    from core.cli.simulate import seed_problem
+    from core.cli.simulate import count_problem, seed_problem
 
-    if args.n < 1:
-        return _fail(f"--n must be >= 1, got {args.n}")
-    problem = seed_problem(args.seed)
+    problem = count_problem(args.n, "--n") or seed_problem(args.seed)
     if problem:
-        return _fail(problem)
+        return fail(problem)
     name = load_spf_mode(args.mode, args.split).name
     out = args.out or Path("demos") / f"spf_{name}_oracle_{args.n}.npz"
     if _check_output("--out", out, "demos.npz"):
@@ -179,7 +172,7 @@ def run_collect(args: argparse.Namespace) -> int:
     try:
         save_demonstrations(out, trajs, meta)
     except OSError as exc:
-        return _fail(f"could not write {out}: {exc.strerror or exc}", 1)
+        return fail(f"could not write {out}: {exc.strerror or exc}", 1)
     steps = sum(len(t) for t in trajs)
     succ = sum(t.meta["success"] for t in trajs)
     print(f"{len(trajs)} trajectories, {steps} steps, {succ} reached the goal; written to {out}")
@@ -187,7 +180,7 @@ def run_collect(args: argparse.Namespace) -> int:
 
 
 def run_make_episodes(args: argparse.Namespace) -> int:
-    from core.cli.simulate import seed_problem
+    from core.cli.simulate import count_problem, seed_problem
     from core.tasks.spf_episodes import DEFAULT_COUNTS, SEED_STRIDE, default_episode_path, save_episode_set
     from core.tasks.spf_make_episodes import make_episode_set
     from core.tasks.spf_settings import load_spf_mode
@@ -195,13 +188,11 @@ def run_make_episodes(args: argparse.Namespace) -> int:
     splits = ["val", "test"] if args.split == "both" else [args.split]
     modes = _modes(args.mode)
     if args.out and (len(splits) > 1 or len(modes) > 1):
-        return _fail("--out needs one --mode and one --split")
-    if args.n is not None and args.n < 1:
-        return _fail(f"--n must be >= 1, got {args.n}")
+        return fail("--out needs one --mode and one --split")
     # try k uses seed * SEED_STRIDE + k, stored as a 64-bit integer
-    problem = seed_problem(args.seed, limit=(2**63 - 1) // SEED_STRIDE - 1)
+    problem = count_problem(args.n, "--n") or seed_problem(args.seed, limit=(2**63 - 1) // SEED_STRIDE - 1)
     if problem:
-        return _fail(problem)
+        return fail(problem)
     if args.out and _check_output("--out", args.out, f"{args.split}.npz"):
         return 2
     for mode in modes:
@@ -223,7 +214,7 @@ def run_make_episodes(args: argparse.Namespace) -> int:
             try:
                 save_episode_set(out, es)
             except OSError as exc:
-                return _fail(f"could not write {out}: {exc.strerror or exc}", 1)
+                return fail(f"could not write {out}: {exc.strerror or exc}", 1)
             print(f"{spf.name}/{split}: {len(es)} episodes from {es.meta['tries']} tries "
                   f"(quotas {es.meta['quotas']}) -> {out}")
     return 0

@@ -12,6 +12,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from core.cli.simulate import fail
+
 ALGO_CHOICES = ("mlp-bc", "gnn-bc", "nlm-bc", "dqn", "ppo", "a2c", "nlm-dqn")
 
 
@@ -57,11 +59,6 @@ def register_train(s) -> None:
     b.set_defaults(func=run_table)
 
 
-def _fail(message: str, code: int = 2) -> int:
-    print(f"error: {message}", file=sys.stderr)
-    return code
-
-
 def run_policy_for(path: str | Path, mode: str, split: str):
     """A trained run as an evaluation policy for ``mode``; refused (PolicyError) for another mode or layout."""
     from core.tasks.spf import SPFEnv
@@ -73,23 +70,20 @@ def run_policy_for(path: str | Path, mode: str, split: str):
 def run_train(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from core.cli.simulate import seed_problem
+    from core.cli.simulate import count_problem, seed_problem
     from core.tasks.spf_learning import train
     from core.tasks.spf_learning.monitor import Monitor
     from core.tasks.spf_learning.settings import RL_ALGOS, TRAINING_REWARDS, TrainingReward
     from core.tasks.spf_settings import load_spf_mode
 
-    problem = seed_problem(args.seed)
+    problem = (seed_problem(args.seed) or count_problem(args.steps, "--steps")
+               or count_problem(args.n_envs, "--n-envs"))
     if problem:
-        return _fail(problem)
-    if args.steps is not None and args.steps < 1:
-        return _fail(f"--steps must be >= 1, got {args.steps}")
-    if args.n_envs is not None and args.n_envs < 1:
-        return _fail(f"--n-envs must be >= 1, got {args.n_envs}")
+        return fail(problem)
     if not 1 <= args.demo_worlds <= max(1, args.n_demos):
-        return _fail(f"--demo-worlds must be in 1..--n-demos ({args.n_demos}), got {args.demo_worlds}")
+        return fail(f"--demo-worlds must be in 1..--n-demos ({args.n_demos}), got {args.demo_worlds}")
     if args.out.exists() and not args.out.is_dir():
-        return _fail(f"--out {args.out}: a file is in the way (the run is a folder)")
+        return fail(f"--out {args.out}: a file is in the way (the run is a folder)")
     load_spf_mode(args.mode, "train")  # a bad mode fails here, before any work
     bar = tqdm(total=1, desc=f"{args.algo} {args.mode}", unit="step", disable=args.quiet, file=sys.stderr,
                dynamic_ncols=True)
@@ -141,7 +135,7 @@ def run_table(args: argparse.Namespace) -> int:
 
     for r in args.runs:
         if not (r / "config.yaml").is_file():
-            return _fail(f"{r}: not a run folder (no config.yaml; spf train --out DIR writes one)")
+            return fail(f"{r}: not a run folder (no config.yaml; spf train --out DIR writes one)")
     results = collect_results(args.runs, progress=lambda t: print(t, file=sys.stderr))
     rnd = None if args.no_random else random_scores(sorted({r.mode for r in results}))
     print(format_results(results, rnd))
