@@ -174,7 +174,7 @@ def polyline_path(paths: list[np.ndarray]) -> QtGui.QPainterPath:
     if not paths:
         return QtGui.QPainterPath()
     cells = np.concatenate(paths).astype(np.int64)
-    ends = np.cumsum(np.fromiter((len(c) for c in paths), np.int64, len(paths)))
+    ends = np.cumsum(np.fromiter(map(len, paths), np.int64, len(paths)))
     last = np.zeros(len(cells), bool)
     last[ends - 1] = True                     # the last cell of each path
     first = np.zeros(len(cells), bool)
@@ -182,7 +182,7 @@ def polyline_path(paths: list[np.ndarray]) -> QtGui.QPainterPath:
     first[0] = True
     d = np.diff(cells, axis=0)
     straight = np.zeros(len(cells), bool)     # cell i continues the step that reached it
-    straight[1:-1] = (d[:-1] == d[1:]).all(axis=1)
+    straight[1:-1] = (d[:-1, 0] == d[1:, 0]) & (d[:-1, 1] == d[1:, 1])
     idx = np.flatnonzero(first | last | ~straight)
     # a path ends with a zero-length step (its last cell twice), as pyqtgraph's NaN breaks made it: the cosmetic
     # stroker then draws the end pixel the same way

@@ -90,6 +90,7 @@ class StatsWidget(QtWidgets.QWidget):
         self.tabs.addTab(clause_scroll, "Clauses")
         self._clause_tab = clause_scroll
         self._clauses_stale = False
+        self._clause_title = "Clause firings up to the shown step"
         self.tabs.currentChanged.connect(self._on_tab)
 
         self.goals_plot = _plot("Goals reached (cumulative)")
@@ -191,8 +192,7 @@ class StatsWidget(QtWidgets.QWidget):
         cc = cc[:-1]   # the default decisions would dwarf every clause: reported in the title instead
         self._cc = cc
         self.summary.setText(range_summary(self._cum, self._ped, self._car, k, t, int(cc.sum()), default))
-        pi = self.clause_plot.getPlotItem()
-        pi.setTitle(f"Clause firings in {step_range_text(k)} (+{default} default)", size="9pt")
+        self._clause_title = f"Clause firings in {step_range_text(k)} (+{default} default)"
         if self.tabs.currentWidget() is self._clause_tab:
             self._draw_clauses()
         else:   # a hidden tab: its bars and axis (a re-layout whenever a count changes) are drawn when it is shown
@@ -207,6 +207,8 @@ class StatsWidget(QtWidgets.QWidget):
         self._clauses_stale = False
         cc = self._cc
         pi = self.clause_plot.getPlotItem()
+        if pi.titleLabel.text != self._clause_title:   # a title change re-lays out the plot: drawn with the tab
+            pi.setTitle(self._clause_title, size="9pt")
         labels = list(self._labels) + [f"clause {i}" for i in range(len(self._labels), len(cc))]
         labels = [f"{lab} ({int(n)})" for lab, n in zip(labels[: len(cc)], cc)]
         y = np.arange(len(cc), dtype=float)

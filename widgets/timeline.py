@@ -56,6 +56,9 @@ class TimelineBar(QtWidgets.QWidget):
         self.setMinimumHeight(46)
         self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Fixed)
         self.setFocusPolicy(QtCore.Qt.FocusPolicy.NoFocus)
+        # the bar paints its own background (the window colour): a repaint at every step does not repaint the
+        # dock and the window below it first
+        self.setAttribute(QtCore.Qt.WidgetAttribute.WA_OpaquePaintEvent, True)
         self._bins: dict = {}
         self._bins_width: object = None
         # per lane, the steps of its markers (grown as markers arrive, so a new frame costs O(new markers)), and
@@ -159,6 +162,7 @@ class TimelineBar(QtWidgets.QWidget):
         p = QtGui.QPainter(self)
         p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, False)
         pal = self.palette()
+        p.fillRect(ev.rect(), pal.color(QtGui.QPalette.ColorRole.Window))   # opaque (see __init__)
         x0, x1 = self._track()
         lanes_top = 6
         lane_names = [n for n, _, _ in self.lanes]

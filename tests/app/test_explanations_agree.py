@@ -78,6 +78,7 @@ def test_clause_legends_show_text_and_count_and_footer_matches_the_plots(studio,
     cursor = ep.num_steps - 2
     studio.set_cursor(cursor)
     studio.flush_redraw()
+    studio.stats.tabs.setCurrentWidget(studio.stats._clause_tab)   # its title is drawn with the tab
     studio.stats.refresh(ep, cursor)
     footer = studio.stats.summary.text()
     title = studio.stats.clause_plot.getPlotItem().titleLabel.text
