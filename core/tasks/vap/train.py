@@ -162,6 +162,26 @@ def train(s: TrainSettings, progress: Callable[..., None] | None = None, cancel:
         if stop() or time.perf_counter() > deadline or (s.max_steps is not None and done >= s.max_steps):
             raise _Stop
 
+    def optimise(opt, loss, tag: str, losses: list) -> None:
+        """One minibatch: a gradient step on ``loss`` (None: nothing to learn from) and its TensorBoard point."""
+        nonlocal step
+        if loss is not None:
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+            tb.add_scalar(tag, losses[-1], step)
+        step += 1
+
+    def record(phase: str, epoch: int, losses: list, key: str, m: ActionMetrics, board: str) -> dict:
+        """The epoch's line of the history (validation metrics ``m`` under ``key``); its accuracies also go to
+        TensorBoard as ``board`` + aAcc / wAcc."""
+        rec = {"phase": phase, "epoch": epoch, "loss": float(np.mean(losses)) if losses else None, key: m.to_dict()}
+        history.append(rec)
+        tb.add_scalar(f"{board}aAcc", m.a_acc, epoch)
+        tb.add_scalar(f"{board}wAcc", m.w_acc, epoch)
+        return rec
+
     def keep(score: float, phase: str, epoch: int, metrics: dict) -> None:
         if score > best["score"]:
             best.update(score=score, phase=phase, epoch=epoch, metrics=metrics,
@@ -178,21 +198,11 @@ def train(s: TrainSettings, progress: Callable[..., None] | None = None, cancel:
                 for b0 in range(0, len(order), s.reasoning_batch_size):
                     frames = to_device(collate([train_gt[int(i)] for i in order[b0:b0 + s.reasoning_batch_size]]),
                                        dev)
-                    loss = action_loss(model(frames, groundings="gt").action_logits, frames)
-                    if loss is not None:
-                        opt.zero_grad()
-                        loss.backward()
-                        opt.step()
-                        losses.append(loss.item())
-                        tb.add_scalar("reasoning/loss", losses[-1], step)
-                    step += 1
+                    optimise(opt, action_loss(model(frames, groundings="gt").action_logits, frames),
+                             "reasoning/loss", losses)
                     tick(f"reasoning epoch {ep + 1}/{r_epochs}")
                 m = evaluate_actions(model, val_gt, "gt", False, dev)
-                rec = {"phase": "reasoning", "epoch": ep + 1, "loss": float(np.mean(losses)) if losses else None,
-                       "val_gt": m.to_dict()}
-                history.append(rec)
-                tb.add_scalar("val/gt_aAcc", m.a_acc, ep + 1)
-                tb.add_scalar("val/gt_wAcc", m.w_acc, ep + 1)
+                rec = record("reasoning", ep + 1, losses, "val_gt", m, "val/gt_")
                 log(f"reasoning epoch {ep + 1}: loss {rec['loss']:.4f}, val aAcc (GT groundings) {m.a_acc:.4f}, "
                     f"wAcc {m.w_acc:.4f}")
                 if not g_epochs:
@@ -215,20 +225,10 @@ def train(s: TrainSettings, progress: Callable[..., None] | None = None, cancel:
                     o = model(frames)
                     loss = concept_loss(o, frames) if s.setting == "modular" else action_loss(o.action_logits,
                                                                                              frames)
-                    if loss is not None:
-                        opt.zero_grad()
-                        loss.backward()
-                        opt.step()
-                        losses.append(loss.item())
-                        tb.add_scalar(f"{s.setting}/loss", losses[-1], step)
-                    step += 1
+                    optimise(opt, loss, f"{s.setting}/loss", losses)
                     tick(f"{'grounding' if s.setting == 'modular' else 'end-to-end'} epoch {ep + 1}/{g_epochs}")
                 m = evaluate_actions(model, val_img, "predicted", s.setting == "modular", dev)
-                rec = {"phase": s.setting, "epoch": ep + 1, "loss": float(np.mean(losses)) if losses else None,
-                       "val": m.to_dict()}
-                history.append(rec)
-                tb.add_scalar("val/aAcc", m.a_acc, ep + 1)
-                tb.add_scalar("val/wAcc", m.w_acc, ep + 1)
+                rec = record(s.setting, ep + 1, losses, "val", m, "val/")
                 log(f"{s.setting} epoch {ep + 1}: loss {rec['loss']:.4f}, val aAcc {m.a_acc:.4f}, "
                     f"wAcc {m.w_acc:.4f}")
                 keep(m.a_acc, s.setting, ep + 1, {"val": m.to_dict()})
