@@ -28,6 +28,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from core.fileio import atomic_write_bytes, clean_stale_temps
 from core.view.export import DEFAULT_PATTERN, GifBuilder, parse_range, sequence_paths
+from widgets.choice_dialog import ok_cancel_buttons
 from widgets.map_view import MapView
 
 from .jobs import CANCELLED, FAILED, JobHandle, JobOutcome, JobRunner
@@ -310,10 +311,7 @@ class ExportDialog(QtWidgets.QDialog):
         self.caption.setChecked(controller.caption_default)
         form.addRow("", self.caption)
         self.kind.currentIndexChanged.connect(self._kind_changed)
-        bb = QtWidgets.QDialogButtonBox(QtWidgets.QDialogButtonBox.StandardButton.Ok
-                                        | QtWidgets.QDialogButtonBox.StandardButton.Cancel)
-        bb.accepted.connect(self._start)
-        bb.rejected.connect(self.reject)
+        bb = ok_cancel_buttons(self, self._start)
         form.addRow(bb)
 
     def _kind_changed(self) -> None:

@@ -8,6 +8,8 @@ from pathlib import Path
 
 from PySide6 import QtWidgets
 
+from widgets.choice_dialog import ok_cancel_buttons
+
 
 class GenerateDialog(QtWidgets.QDialog):
     """Settings for a VAP dataset; read ``folder()`` and ``config()`` once the dialog was accepted."""
@@ -53,11 +55,8 @@ class GenerateDialog(QtWidgets.QDialog):
         self.error.setStyleSheet("color: #b00020")
         self.error.setWordWrap(True)
         form.addRow(self.error)
-        buttons = QtWidgets.QDialogButtonBox(QtWidgets.QDialogButtonBox.StandardButton.Ok
-                                             | QtWidgets.QDialogButtonBox.StandardButton.Cancel)
+        buttons = ok_cancel_buttons(self, self._accept)
         buttons.button(QtWidgets.QDialogButtonBox.StandardButton.Ok).setText("Generate")
-        buttons.accepted.connect(self._accept)
-        buttons.rejected.connect(self.reject)
         form.addRow(buttons)
         self._config = None
 

@@ -18,6 +18,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from core.agents.spec import AgentSpec
 from core.codes import Kind
+from .choice_dialog import ok_cancel_buttons
 
 Qt = QtCore.Qt
 _ERROR_BG = QtGui.QColor(255, 205, 210)
@@ -524,10 +525,7 @@ class GenerateDialog(QtWidgets.QDialog):
         self.seed.setRange(0, 2**31 - 1)
         self.seed.setValue(int(seed))
         lay.addRow("Seed (order, car priorities)", self.seed)
-        buttons = QtWidgets.QDialogButtonBox(QtWidgets.QDialogButtonBox.StandardButton.Ok
-                                             | QtWidgets.QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
+        buttons = ok_cancel_buttons(self)
         lay.addRow(buttons)
 
     def counts(self) -> dict[Kind, dict[str, int]]:

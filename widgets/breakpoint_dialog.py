@@ -14,6 +14,7 @@ from PySide6 import QtWidgets
 from core.codes import ACTION_NAMES
 from core.sim.breakpoints import TYPES, Breakpoint, default_mode
 from core.world import KNOWN_CONCEPTS
+from .choice_dialog import ok_cancel_buttons
 
 #: (kind, entry in the Condition box)
 CONDITIONS = (("action", "Action decided"), ("clause", "Clause fired"), ("goal", "Goal reached"),
@@ -68,10 +69,7 @@ class BreakpointDialog(QtWidgets.QDialog):
         form.addRow("Clause", self.clause)
         form.addRow("Step", self.step)
         self.form = form
-        self.buttons = QtWidgets.QDialogButtonBox(QtWidgets.QDialogButtonBox.StandardButton.Ok
-                                                  | QtWidgets.QDialogButtonBox.StandardButton.Cancel)
-        self.buttons.accepted.connect(self.accept)
-        self.buttons.rejected.connect(self.reject)
+        self.buttons = ok_cancel_buttons(self)
         lay = QtWidgets.QVBoxLayout(self)
         lay.addLayout(form)
         lay.addWidget(self.mode_box)

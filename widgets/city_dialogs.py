@@ -11,6 +11,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from core.map.generate import generate_city
 from core.map.model import CityMap
 from core.view.colouring import semantic_rgb
+from .choice_dialog import ok_cancel_buttons
 
 
 def _pixmap(city: CityMap, side: int = 260) -> QtGui.QPixmap:
@@ -61,10 +62,7 @@ class NewCityDialog(QtWidgets.QDialog):
         self.preview.setFixedSize(264, 264)
         self.preview.setAlignment(QtCore.Qt.AlignmentFlag.AlignCenter)
         self.preview.setWordWrap(True)
-        self.buttons = QtWidgets.QDialogButtonBox(QtWidgets.QDialogButtonBox.StandardButton.Ok
-                                                  | QtWidgets.QDialogButtonBox.StandardButton.Cancel)
-        self.buttons.accepted.connect(self.accept)
-        self.buttons.rejected.connect(self.reject)
+        self.buttons = ok_cancel_buttons(self)
         lay = QtWidgets.QHBoxLayout()
         lay.addLayout(form)
         lay.addWidget(self.preview)
@@ -130,10 +128,7 @@ class ResizeDialog(QtWidgets.QDialog):
         form.addRow("Height (cells):", self.height_box)
         form.addRow("Width (cells):", self.width_box)
         form.addRow("Keep the city at:", self.anchor)
-        buttons = QtWidgets.QDialogButtonBox(QtWidgets.QDialogButtonBox.StandardButton.Ok
-                                             | QtWidgets.QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
+        buttons = ok_cancel_buttons(self)
         form.addRow(buttons)
 
     def result_size(self) -> tuple[int, int, tuple[int, int]]:

@@ -14,6 +14,7 @@ from core.errors import ConfigError
 from core.study.design import MODALITIES, StudySpec
 from core.study.source import SimulatedSource
 from core.world import KNOWN_CONCEPTS
+from .choice_dialog import ok_cancel_buttons
 
 
 class StudyDesignerDialog(QtWidgets.QDialog):
@@ -89,10 +90,7 @@ class StudyDesignerDialog(QtWidgets.QDialog):
         self.problem.setStyleSheet("color: #b00020;")
         self.problem.setWordWrap(True)
         f.addRow(self.problem)
-        self.buttons = QtWidgets.QDialogButtonBox(QtWidgets.QDialogButtonBox.StandardButton.Ok
-                                                  | QtWidgets.QDialogButtonBox.StandardButton.Cancel)
-        self.buttons.accepted.connect(self.accept)
-        self.buttons.rejected.connect(self.reject)
+        self.buttons = ok_cancel_buttons(self)
         f.addRow(self.buttons)
         for w in (self.name, self.seeds, self.folder, self.dataset):
             w.textChanged.connect(self._validate)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from PySide6 import QtWidgets
 
+from .choice_dialog import ok_cancel_buttons
+
 BACKENDS = (("openai", "OpenAI-compatible endpoint"), ("transformers", "Local transformers model folder"),
             ("jsonl-import", "Import batch results (JSONL)"))
 
@@ -47,10 +49,7 @@ class StudyLLMDialog(QtWidgets.QDialog):
         f.addRow("Demonstrations (k)", self.k)
         f.addRow("Local model answers by", self.mode)
         f.addRow("Run name", self.name)
-        self.buttons = QtWidgets.QDialogButtonBox(QtWidgets.QDialogButtonBox.StandardButton.Ok
-                                                  | QtWidgets.QDialogButtonBox.StandardButton.Cancel)
-        self.buttons.accepted.connect(self.accept)
-        self.buttons.rejected.connect(self.reject)
+        self.buttons = ok_cancel_buttons(self)
         f.addRow(self.buttons)
         self.backend.currentIndexChanged.connect(self._changed)
         self.model.textChanged.connect(self._changed)
