@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.studio import WAIT, simulate
+from tests.support.studio import force_then_simulate, simulate
 
 pytest.importorskip("pytestqt")
 
@@ -14,11 +14,7 @@ def test_forced_action_reads_as_forced_by_the_user(studio, qtbot):
     from core.sim.episode import FIRED_FORCED
 
     simulate(qtbot, studio, 3)
-    t = studio.num_steps
-    studio.select_agent(0)
-    studio.force_action(int(Action.STOP))
-    studio.simulate_step()
-    qtbot.waitUntil(lambda: studio.num_steps == t + 1, timeout=WAIT)
+    t = force_then_simulate(qtbot, studio, 0, int(Action.STOP))
     assert int(studio.history.step_record(t).fired[0]) == FIRED_FORCED
     studio.set_cursor(t)
     studio.flush_redraw()

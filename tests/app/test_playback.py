@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.support.studio import WAIT, close_window, default_config, open_window, run_sim, shown_positions, simulate
+from tests.support.studio import (WAIT, close_window, default_config, force_then_simulate, open_window, run_sim,
+                                  shown_positions, simulate)
 
 pytest.importorskip("pytestqt")
 
@@ -93,12 +94,7 @@ def test_forcing_an_action_changes_the_branch(studio, qtbot):
     from core.codes import Action
 
     simulate(qtbot, studio, 4)
-    t = studio.num_steps
-    studio.select_agent(0)
-    studio.force_action(int(Action.STOP))
-    studio.simulate_step()
-    studio.simulate_step()
-    qtbot.waitUntil(lambda: studio.num_steps == t + 2, timeout=WAIT)
+    t = force_then_simulate(qtbot, studio, 0, int(Action.STOP), steps=2)
     assert all(int(studio.history.step_record(k).decided[0]) == int(Action.STOP) for k in (t, t + 1))
     assert all(int(studio.history.step_record(k).realised[0]) == int(Action.STOP) for k in (t, t + 1))
     assert studio.history.meta["interventions"] == [{"step": t, "agent": 0, "action": int(Action.STOP)}]

@@ -10,8 +10,9 @@ import numpy as np
 
 from tests.support.paths import DEFAULT_MODE, MODES, ROOT
 
-__all__ = ["DEFAULT_MODE", "ROOT", "RUN_STEPS", "WAIT", "assert_same_episode", "close_window", "default_config", "open_window",
-           "recorded_run", "recorded_session", "run_sim", "save_default_project", "shown_positions", "simulate"]
+__all__ = ["DEFAULT_MODE", "ROOT", "RUN_STEPS", "WAIT", "assert_same_episode", "close_window", "default_config",
+           "force_then_simulate", "open_window", "recorded_run", "recorded_session", "run_sim", "save_default_project",
+           "shown_positions", "simulate"]
 
 #: Steps of the recorded default-city run the Qt-free studio tests share (fixture ``sim`` in tests/core).
 RUN_STEPS = 40
@@ -128,6 +129,17 @@ def simulate(qtbot, win, steps: int):
     win.pause()
     qtbot.waitUntil(lambda: not win.controller.worker.playing, timeout=WAIT)
     qtbot.wait(50)   # frames already in flight arrive
+
+
+def force_then_simulate(qtbot, win, agent: int, action: int, steps: int = 1) -> int:
+    """Select ``agent``, force ``action`` on it and simulate ``steps`` more steps; returns the first forced step."""
+    t = win.num_steps
+    win.select_agent(agent)
+    win.force_action(action)
+    for _ in range(steps):
+        win.simulate_step()
+    qtbot.waitUntil(lambda: win.num_steps == t + steps, timeout=WAIT)
+    return t
 
 
 def shown_positions(win) -> np.ndarray:
