@@ -1,4 +1,4 @@
-"""Fixtures of the widget tests: a new inspector widget."""
+"""Fixtures of the widget tests: a new inspector widget, a shown statistics widget."""
 from __future__ import annotations
 
 import pytest
@@ -11,4 +11,17 @@ def inspector(qtbot):
 
     w = InspectorWidget()
     qtbot.addWidget(w)
+    return w
+
+
+@pytest.fixture
+def shown_stats(qtbot):
+    """A ``widgets.stats.StatsWidget`` of 420 x 320 px, shown and exposed."""
+    from widgets.stats import StatsWidget
+
+    w = StatsWidget()
+    qtbot.addWidget(w)
+    w.resize(420, 320)
+    w.show()
+    qtbot.waitExposed(w)
     return w

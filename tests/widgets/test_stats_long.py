@@ -10,7 +10,6 @@ pytest.importorskip("pytestqt")
 
 from core.sim.episode import EpisodeBuffer  # noqa: E402
 from core.world import AgentTable  # noqa: E402
-from widgets.stats import StatsWidget  # noqa: E402
 
 STEPS, AGENTS = 6000, 12
 
@@ -39,12 +38,8 @@ def long_run():
     return buf
 
 
-def test_action_areas_are_downsampled_to_the_plot(qtbot, long_run):
-    w = StatsWidget()
-    qtbot.addWidget(w)
-    w.resize(420, 320)
-    w.show()
-    qtbot.waitExposed(w)
+def test_action_areas_are_downsampled_to_the_plot(qtbot, shown_stats, long_run):
+    w = shown_stats
     w.refresh(long_run, STEPS // 2)
     qtbot.wait(50)
     width = w.actions_plot.getPlotItem().vb.width()
@@ -54,12 +49,8 @@ def test_action_areas_are_downsampled_to_the_plot(qtbot, long_run):
         assert 0 < shown <= 3 * width < STEPS, (shown, width)
 
 
-def test_hidden_clauses_tab_is_drawn_when_shown(qtbot, long_run):
-    w = StatsWidget()
-    qtbot.addWidget(w)
-    w.resize(420, 320)
-    w.show()
-    qtbot.waitExposed(w)
+def test_hidden_clauses_tab_is_drawn_when_shown(shown_stats, long_run):
+    w = shown_stats
     w.refresh(long_run, 100)
     assert w.tabs.currentIndex() == 0
     bars = w.clause_bars.opts
