@@ -34,16 +34,22 @@ def _fill(dlg, out, episodes, steps):
     dlg.backend.setCurrentIndex(dlg.backend.findData("inline"))
 
 
+def _export(qtbot, win, dlg):
+    """Click Export; (the export controller, the list its finished reports are appended to)."""
+    ctl = win.features["dataset_export"]
+    seen = []
+    ctl.finished.connect(seen.append)
+    qtbot.mouseClick(dlg.export_button, QtCore.Qt.MouseButton.LeftButton)
+    return ctl, seen
+
+
 def test_menu_export_runs_with_progress_and_writes_a_manifest(studio, qtbot, tmp_path):
     dlg = _dialog(qtbot, studio)
     assert dlg.kind.count() >= 5 and {dlg.kind.itemData(i) for i in range(dlg.kind.count())} >= {
         "episodes", "spf", "parquet", "video", "pddl"}
     assert dlg.values()["mode"] == str(studio.project.config.source)   # the open mode file is proposed
     _fill(dlg, tmp_path / "eps", 2, 4)
-    seen = []
-    ctl = studio.features["dataset_export"]
-    ctl.finished.connect(seen.append)
-    qtbot.mouseClick(dlg.export_button, QtCore.Qt.MouseButton.LeftButton)
+    _ctl, seen = _export(qtbot, studio, dlg)
     assert not dlg.export_button.isEnabled() and dlg.cancel_button.text() == "Cancel"
     qtbot.waitUntil(lambda: bool(seen), timeout=60_000)
     assert seen[0].status == "done", seen[0]
@@ -59,10 +65,7 @@ def test_cancel_keeps_finished_shards_and_a_rerun_resumes(studio, qtbot, tmp_pat
 
     dlg = _dialog(qtbot, studio)
     _fill(dlg, tmp_path / "run", 6, 150)
-    ctl = studio.features["dataset_export"]
-    seen = []
-    ctl.finished.connect(seen.append)
-    qtbot.mouseClick(dlg.export_button, QtCore.Qt.MouseButton.LeftButton)
+    ctl, seen = _export(qtbot, studio, dlg)
     qtbot.waitUntil(lambda: dlg.progress.value() >= 1, timeout=60_000)
     qtbot.mouseClick(dlg.cancel_button, QtCore.Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: bool(seen), timeout=60_000)
@@ -82,10 +85,7 @@ def test_a_bad_export_shows_the_error_and_keeps_the_studio(studio, qtbot, tmp_pa
     (tmp_path / "busy" / "thesis.tex").write_text("mine")
     dlg = _dialog(qtbot, studio)
     _fill(dlg, tmp_path / "busy", 1, 2)
-    ctl = studio.features["dataset_export"]
-    seen = []
-    ctl.finished.connect(seen.append)
-    qtbot.mouseClick(dlg.export_button, QtCore.Qt.MouseButton.LeftButton)
+    _ctl, seen = _export(qtbot, studio, dlg)
     qtbot.waitUntil(lambda: bool(seen), timeout=60_000)
     assert seen[0].status == "failed" and "not empty" in dlg.status.text()
     assert (tmp_path / "busy" / "thesis.tex").read_text() == "mine"
