@@ -42,13 +42,19 @@ def resimulate(config, meta, steps):
     return sim
 
 
-@pytest.fixture()
-def branched(config):
+def _recorded_session(config) -> Session:
+    """A session of a new project of ``config`` (seed 3) holding its first T recorded steps."""
     s = Session()
     s.open(new_project(config, seed=3))
     sim = Simulation(config, seed=3)
     sim.run(T)
     s.set_history(sim.buffer)
+    return s
+
+
+@pytest.fixture()
+def branched(config):
+    s = _recorded_session(config)
     before = {k: Inspector(config).report(s.history, k, 0, recompute=False) for k in (2, K)}
     n_old = len(s.history.meta["clauses"])
     new = edited(config)
@@ -173,11 +179,7 @@ def test_refused_when_agents_were_added_and_combined_with_concept_edits(config):
     from core.studio.apply import SCHEDULE_KEY
     from core.studio.rule_branch import branch_problem
 
-    s = Session()
-    s.open(new_project(config, seed=3))
-    sim = Simulation(config, seed=3)
-    sim.run(T)
-    s.set_history(sim.buffer)
+    s = _recorded_session(config)
     assert branch_problem(s) is None
     s.execute(A.add(s, "agents", Kind.CAR))
     assert "agents were edited" in branch_problem(s)
