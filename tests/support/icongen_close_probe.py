@@ -43,24 +43,16 @@ def main(model: str, scenario: str, slow: float, library_dir: str) -> int:
     busy = threading.Event()        # set by the worker thread when it enters the slow part
     seen: dict = {"scenario": scenario, "messages": []}
 
-    if scenario in ("window-load", "dock-quit"):
-        original_load = generator._load_pipeline
+    # the slow part: loading the model, or post-processing a finished image
+    target = "_load_pipeline" if scenario in ("window-load", "dock-quit") else "postprocess"
+    original = getattr(generator, target)
 
-        def slow_load(*a, **kw):
-            busy.set()
-            time.sleep(slow)
-            return original_load(*a, **kw)
+    def slowed(*a, **kw):
+        busy.set()
+        time.sleep(slow)
+        return original(*a, **kw)
 
-        generator._load_pipeline = slow_load
-    else:
-        original_post = generator.postprocess
-
-        def slow_post(*a, **kw):
-            busy.set()
-            time.sleep(slow)
-            return original_post(*a, **kw)
-
-        generator.postprocess = slow_post
+    setattr(generator, target, slowed)
 
     from core.render.library import IconLibrary
 

@@ -19,9 +19,19 @@ def _byte_vocab() -> dict[str, int]:
     return {t: i for i, t in enumerate(toks)}
 
 
+def _tiny_vae():
+    """The 4-block, 32-channel VAE of both tiny pipelines (64x64 images)."""
+    from diffusers import AutoencoderKL
+
+    return AutoencoderKL(
+        in_channels=3, out_channels=3, latent_channels=4, layers_per_block=1, block_out_channels=(32, 32, 32, 32),
+        down_block_types=("DownEncoderBlock2D",) * 4, up_block_types=("UpDecoderBlock2D",) * 4,
+        norm_num_groups=32, sample_size=64)
+
+
 def build_tiny_pipeline(out_dir: Path) -> Path:
     import torch
-    from diffusers import AutoencoderKL, EulerDiscreteScheduler, StableDiffusionPipeline, UNet2DConditionModel
+    from diffusers import EulerDiscreteScheduler, StableDiffusionPipeline, UNet2DConditionModel
     from transformers import CLIPTextConfig, CLIPTextModel, CLIPTokenizer
 
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -36,10 +46,7 @@ def build_tiny_pipeline(out_dir: Path) -> Path:
         sample_size=8, in_channels=4, out_channels=4, layers_per_block=1, block_out_channels=(32, 64),
         down_block_types=("DownBlock2D", "CrossAttnDownBlock2D"), up_block_types=("CrossAttnUpBlock2D", "UpBlock2D"),
         cross_attention_dim=32, attention_head_dim=8, norm_num_groups=32)
-    vae = AutoencoderKL(
-        in_channels=3, out_channels=3, latent_channels=4, layers_per_block=1, block_out_channels=(32, 32, 32, 32),
-        down_block_types=("DownEncoderBlock2D",) * 4, up_block_types=("UpDecoderBlock2D",) * 4,
-        norm_num_groups=32, sample_size=64)
+    vae = _tiny_vae()
     scheduler = EulerDiscreteScheduler(beta_start=0.00085, beta_end=0.012, beta_schedule="scaled_linear",
                                        timestep_spacing="trailing", steps_offset=1)
     pipe = StableDiffusionPipeline(vae=vae, text_encoder=text_encoder, tokenizer=tokenizer, unet=unet,
@@ -60,7 +67,7 @@ def tiny_model(tmp_path_factory) -> Path:
 def build_tiny_sdxl(out_dir: Path) -> Path:
     """A tiny random-weight SDXL pipeline (two text encoders, text-time conditioning), saved as a folder."""
     import torch
-    from diffusers import AutoencoderKL, EulerDiscreteScheduler, StableDiffusionXLPipeline, UNet2DConditionModel
+    from diffusers import EulerDiscreteScheduler, StableDiffusionXLPipeline, UNet2DConditionModel
     from transformers import CLIPTextConfig, CLIPTextModel, CLIPTextModelWithProjection, CLIPTokenizer
 
     vocab = _byte_vocab()
@@ -77,10 +84,7 @@ def build_tiny_sdxl(out_dir: Path) -> Path:
         attention_head_dim=(2, 4), use_linear_projection=True, addition_embed_type="text_time",
         addition_time_embed_dim=8, transformer_layers_per_block=(1, 1), projection_class_embeddings_input_dim=80,
         cross_attention_dim=64, norm_num_groups=32)
-    vae = AutoencoderKL(
-        in_channels=3, out_channels=3, latent_channels=4, layers_per_block=1, block_out_channels=(32, 32, 32, 32),
-        down_block_types=("DownEncoderBlock2D",) * 4, up_block_types=("UpDecoderBlock2D",) * 4,
-        norm_num_groups=32, sample_size=64)
+    vae = _tiny_vae()
     sched = EulerDiscreteScheduler(beta_start=0.00085, beta_end=0.012, beta_schedule="scaled_linear",
                                    timestep_spacing="leading", steps_offset=1)
     pipe = StableDiffusionXLPipeline(vae=vae, text_encoder=te, text_encoder_2=te2, tokenizer=tok, tokenizer_2=tok2,
