@@ -66,10 +66,8 @@ def open_spf_window(qtbot, size: tuple[int, int] = (1200, 780)):
     """A shown ``app.spf_play.SPFPlayWindow`` of ``size`` that closes without asking about an unsaved run."""
     from app.spf_play import SPFPlayWindow
 
+    from tests.support.qt import shown
+
     w = SPFPlayWindow()
     w.answers["unsaved_run"] = "discard"   # closing at teardown must not wait on a question
-    qtbot.addWidget(w)
-    w.resize(*size)
-    w.show()
-    qtbot.waitExposed(w)
-    return w
+    return shown(qtbot, w, *size)

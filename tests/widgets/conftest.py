@@ -17,11 +17,7 @@ def inspector(qtbot):
 @pytest.fixture
 def shown_stats(qtbot):
     """A ``widgets.stats.StatsWidget`` of 420 x 320 px, shown and exposed."""
+    from tests.support.qt import shown
     from widgets.stats import StatsWidget
 
-    w = StatsWidget()
-    qtbot.addWidget(w)
-    w.resize(420, 320)
-    w.show()
-    qtbot.waitExposed(w)
-    return w
+    return shown(qtbot, StatsWidget(), 420, 320)

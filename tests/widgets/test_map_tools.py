@@ -10,6 +10,7 @@ pytest.importorskip("pytestqt")
 from PySide6 import QtCore  # noqa: E402
 
 from core.map.generate import generate_city  # noqa: E402
+from tests.support.qt import shown  # noqa: E402
 from widgets.map_tools import MapTool  # noqa: E402
 from widgets.map_view import MapView  # noqa: E402
 
@@ -44,11 +45,7 @@ class Recorder(MapTool):
 
 @pytest.fixture
 def view(qtbot):
-    v = MapView()
-    qtbot.addWidget(v)
-    v.resize(500, 500)
-    v.show()
-    qtbot.waitExposed(v)
+    v = shown(qtbot, MapView(), 500, 500)
     v.set_city(generate_city(0, blocks=(1, 1)))
     qtbot.wait(20)
     return v
