@@ -11,8 +11,8 @@ from core.codes import Action, Kind
 from core.logic.decisions import make_firing
 from core.sim.config import load_mode
 from core.sim.episode import FIRED_FORCED
-from core.sim.simulation import Simulation
 from core.view.inspect import Inspector, active_intervention
+from tests.support.studio import recorded_run
 
 MODES = Path(__file__).resolve().parents[3] / "configs" / "modes"
 FORCED_AGENT, FORCED_FROM, FORCED_TO = 0, 5, 9
@@ -24,12 +24,10 @@ def cfg():
 
 
 @pytest.fixture(scope="module")
-def run(cfg):
+def run():
     """60 recorded steps; agent 0 is forced to Stop during steps 5..9 (as a user intervention would)."""
-    sim = Simulation(cfg, seed=0)
-    for k in range(60):
-        sim.step({FORCED_AGENT: Action.STOP} if FORCED_FROM <= k <= FORCED_TO else None)
-    return sim.buffer
+    return recorded_run("sim_expert", 60,
+                        force=lambda k: {FORCED_AGENT: Action.STOP} if FORCED_FROM <= k <= FORCED_TO else None)[1]
 
 
 def test_reported_clause_and_witness_are_the_recorded_ones(cfg, run):
