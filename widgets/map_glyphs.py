@@ -22,6 +22,10 @@ from pyqtgraph.Qt.internals import PrimitiveArray
 from PySide6 import QtCore, QtGui, QtWidgets
 
 
+#: Styles kept in a glyph atlas before it is rebuilt with only those in use (each zoom level adds its sizes).
+ATLAS_LIMIT = 1000
+
+
 class _ExtentItem(QtWidgets.QGraphicsItem):
     def __init__(self) -> None:
         super().__init__()
@@ -44,7 +48,7 @@ class GlyphBatch(_ExtentItem):
     def __init__(self, pen: QtGui.QPen, symbols: list[QtGui.QPainterPath]) -> None:
         super().__init__()
         self.pen = pen
-        self.symbols = symbols           # indexed by the ``symbol`` array of set_data
+        self.symbols = symbols           # indexed by the ``symbol`` array of setData
         self._atlas = SymbolAtlas()
         self._coords: dict[tuple[int, int, float], tuple[int, int, int, int]] = {}
         self._brushes: dict[int, QtGui.QBrush] = {}
@@ -75,6 +79,9 @@ class GlyphBatch(_ExtentItem):
         self.update()
 
     def _restyle(self) -> None:
+        if len(self._coords) > ATLAS_LIMIT:   # zooming makes new sizes: start afresh rather than grow for ever
+            self._atlas.clear()
+            self._coords.clear()
         if len(self._x):
             sizes, size_i = np.unique(self._size, return_inverse=True)
             key = (self._sym * (1 << 24) + self._packed) * len(sizes) + size_i.reshape(-1)

@@ -91,3 +91,17 @@ def test_path_batch_draws_what_the_curves_drew(qtbot):
         vb_new.addItem(it, ignoreBounds=True)
     assert polyline_path(paths).elementCount() == 5 + 5 + 3   # straight runs: their two ends (the last twice)
     assert (_pixels(v_old) != _pixels(v_new)).any(axis=2).sum() == 0
+
+
+def test_glyph_atlas_starts_afresh_after_many_zoom_levels(qtbot, monkeypatch):
+    import pyqtgraph as pg
+
+    import widgets.map_glyphs as mg
+
+    monkeypatch.setattr(mg, "ATLAS_LIMIT", 20)
+    g = mg.GlyphBatch(pg.mkPen(20, 20, 20, width=1.2), [pg.graphicsItems.ScatterPlotItem.Symbols["o"]])
+    g.setData(np.arange(3.0), np.zeros(3), 0, 8.0, np.array([[255, 0, 0], [0, 255, 0], [0, 0, 255]], np.uint8))
+    for px in np.linspace(8, 30, 15):                # zooming: three new styles per size
+        g.set_sizes(px)
+        assert len(g._coords) <= 20 + 3
+    assert g._src[:, 2].min() > 0                     # every point still has its glyph
