@@ -26,7 +26,7 @@ G_NONE, G_CLOSE, G_NEXT, G_PRI, G_LEFT, G_RIGHT, G_COLL = 0, 1, 2, 3, 4, 5, 6
 # slice kinds: the domain mask, P(V), P(X, V), P(V, X), P(V, V), left to the caller (numpy)
 K_VALID, K_UNARY, K_XV, K_VX, K_VV, K_SKIP = 0, 1, 2, 3, 4, 5
 
-# (d_row, d_col) per heading index; the last row (heading -1) is the zero vector (as grounding._DIRS)
+# (d_row, d_col) per heading index; the last row (heading -1) is the zero vector (as pair_geometry._DIRS)
 _DR = np.array([0, 0, -1, 1, 0], dtype=np.int64)
 _DC = np.array([-1, 1, 0, 0, 0], dtype=np.int64)
 
@@ -133,7 +133,7 @@ def _ahead(ha, dr, dc, d2, c2):
 @njit(cache=True, nogil=True)
 def coin_keys(pos, head, reach, reach2, is_car, c2, side):
     """The ordered pairs (a, b) that draw a CollidingClose coin, as keys a·N + b ascending
-    (grounding.Grounder._draw_coins): a has moved, b ≠ a within a's reach (d² ≤ reach2[a]) and on a's cell or,
+    (coins.draw_coins): a has moved, b ≠ a within a's reach (d² ≤ reach2[a]) and on a's cell or,
     a being a pedestrian, straight ahead of a. ``reach`` float64 [N] (the search box), ``c2`` = cos²(angle)."""
     n = pos.shape[0]
     order, starts, rmin, cmin, rows, cols = _grid(pos, side)
@@ -188,7 +188,7 @@ def coin_keys(pos, head, reach, reach2, is_car, c2, side):
 
 @njit(cache=True, nogil=True)
 def slice_bits(ent, pos, head, priority, is_car, unary, spec, ipar, fpar, reach2, coin_k, coin_v, coin_off, out):
-    """The compiled engine's one-variable slices (grounding.Grounding._sparse_var_slices) as bit rows: bit j of
+    """The compiled engine's one-variable slices (view_slices.GroundingSlices._sparse_var_slices) as bit rows: bit j of
     ``out[s, e]`` (uint64 [≥S, E], K ≤ 64) is slot s's truth for entity j of view e. Slot s has kind
     ``spec[s, 0]`` (K_*), grounding ``spec[s, 1]`` (G_*), unary row / CollidingClose index ``spec[s, 2]``;
     ``ipar[s]`` = (lo2, hi2) integer squared-distance bounds, ``fpar[s]`` = cos²(angle). Pairs are (ego, V) for
@@ -290,7 +290,7 @@ def unpack_rows(bits, idx, rows, k):
 
 @njit(cache=True, nogil=True)
 def flat_bodies(t0, b1, idx0, idx1, var_rows):
-    """One-variable clause bodies (compiled._FlatGroup.evaluate without action literals) on bit rows: body[c, e]
+    """One-variable clause bodies (compiled_clauses.FlatGroup.evaluate without action literals) on bit rows: body[c, e]
     = every ego literal t0[idx0[c]] holds and some entity j has every bit b1[idx1[c]] set (the domain mask among
     them); wit[c, e] = the lowest such j (0 when none, as argmax), -1 for a clause without a variable.
     T0 has at most 64 rows (the caller checks): each ego's row of T0 becomes one word, so a clause's ego
