@@ -24,6 +24,26 @@ POINTS_UP_TO = 300
 STEPS_UP_TO = 2000
 #: An entity row's relation rows not made yet (they are made when it is expanded).
 RELATIONS_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
+#: Whether a row is the ego's (rows are updated in place from view to view; the ego's row is bold).
+EGO_ROLE = QtCore.Qt.ItemDataRole.UserRole + 2
+
+
+#: Lines the explanation box reserves (the usual explanation: the fired clause, its witness and the source).
+REASON_LINES = 4
+
+
+def _retitle(box: QtWidgets.QGroupBox, title: str) -> None:
+    """Set a group box's title repainting its title band only: QGroupBox repaints the whole box on a new title,
+    and with it everything inside (the true-predicates table, at almost every step: its title names the step)."""
+    if box.title() == title:
+        return
+    band = box.contentsRect().top()
+    attr = QtCore.Qt.WidgetAttribute.WA_UpdatesDisabled
+    blocked = box.testAttribute(attr)
+    box.setAttribute(attr, True)
+    box.setTitle(title)
+    box.setAttribute(attr, blocked)
+    box.update(0, 0, box.width(), max(band, box.fontMetrics().height()) + 2)
 
 
 class InspectorWidget(QtWidgets.QWidget):
@@ -85,6 +105,7 @@ class InspectorWidget(QtWidgets.QWidget):
         self.why.setWordWrap(True)
         self.why.setTextFormat(QtCore.Qt.TextFormat.RichText)
         self.why.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.why.setAlignment(QtCore.Qt.AlignmentFlag.AlignLeft | QtCore.Qt.AlignmentFlag.AlignTop)
         wl.addWidget(self.why)
         outer.addWidget(why_box)
 
@@ -142,6 +163,8 @@ class InspectorWidget(QtWidgets.QWidget):
         self._plotted: tuple[int, int] | None = None
         self._table_key: tuple | None = None    # what the true-predicates table shows (rebuilt when it changes)
         self._expanded: set[int] = set()          # entities whose relations are expanded (the ego, the user's)
+        self._row_relations: list[tuple[str, ...] | None] = []   # each table row's relations as shown
+        self._held: dict[QtWidgets.QLabel, tuple[tuple[int, int], int]] = {}   # (agent, width), height held
         self._span = 20
         self.plot.getPlotItem().setXRange(0, self._span, padding=0.02)
 
@@ -152,8 +175,12 @@ class InspectorWidget(QtWidgets.QWidget):
         for lab in self.fields.values():
             lab.setText("—")
         self.why.setText("—")
+        for lab in self._held:
+            lab.setMinimumHeight(0)
+        self._held.clear()
         self.table.clear()
         self._table_key = None
+        self._row_relations = []
         self.curve.setData([], [])
         self.points.setData([], [])
         self._plotted = None
@@ -190,15 +217,33 @@ class InspectorWidget(QtWidgets.QWidget):
             f["Action"].setText(f"{head}<br><span style='color:gray'>{html.escape(source)}</span>")
             f["Action"].setTextFormat(QtCore.Qt.TextFormat.RichText)
         at = "" if r.decision_step in (None, r.step) else f", step {r.decision_step}"
-        self.why_box.setTitle(f"Why this action (recorded{at})")
+        _retitle(self.why_box, f"Why this action (recorded{at})")
         self.why_box.setToolTip(r.recorded_note)
-        self.view_box.setTitle(f"True predicates in its view (re-grounded{at})")
+        _retitle(self.view_box, f"True predicates in its view (re-grounded{at})")
         self.view_box.setToolTip(r.regrounded_note)
         f["Goals reached"].setText(str(r.goals_reached))
         self.why.setText(self._why_html(r))
+        self._hold_heights(r.agent)
         self._fill_table(r)
         self._plot_actions(r)
         self.set_cursor(r.step)
+
+    def _hold_heights(self, agent: int) -> None:
+        """The labels whose number of lines changes from step to step (the explanation: 2-6 lines, the action: 2-4)
+        keep the tallest height they needed while the same agent is shown at the same width: a label that grows or
+        shrinks re-lays out the dock's content, moves the table and plot below it and repaints all of it (about
+        half of the seeks); the explanation box reserves room for REASON_LINES lines from the start."""
+        for lab, lines in ((self.why, REASON_LINES), *((lab, 1) for lab in self.fields.values())):
+            w = lab.width()
+            key = (agent, w)
+            held = self._held.get(lab)
+            floor = lab.fontMetrics().lineSpacing() * lines
+            hold = held[1] if held is not None and held[0] == key else floor
+            need = lab.heightForWidth(w) if w > 0 else floor
+            hold = max(hold, need, floor)
+            if held is None or held[1] != hold:
+                lab.setMinimumHeight(hold)
+            self._held[lab] = (key, hold)
 
     @staticmethod
     def _why_html(r: AgentReport) -> str:
@@ -229,40 +274,69 @@ class InspectorWidget(QtWidgets.QWidget):
         if key == self._table_key:   # e.g. an agent waiting at a crossing: the same view step after step
             return
         if self._table_key is not None and self._table_key[0] == r.agent:
-            self._expanded = {int(it.data(0, QtCore.Qt.ItemDataRole.UserRole))
-                              for it in (self.table.topLevelItem(j) for j in range(self.table.topLevelItemCount()))
-                              if it.isExpanded() and it.data(0, QtCore.Qt.ItemDataRole.UserRole) is not None}
+            # the rows open now, and those meant to be open that had no relations to show (nothing to collapse)
+            items = [self.table.topLevelItem(j) for j in range(self.table.topLevelItemCount())]
+            agents = [it.data(0, QtCore.Qt.ItemDataRole.UserRole) for it in items]
+            self._expanded = {int(a) for it, a, rels in zip(items, agents, self._row_relations)
+                              if a is not None and (it.isExpanded() or (not rels and int(a) in self._expanded))}
         else:
             self._expanded = {r.agent}
         self._table_key = key
         self.table.setUpdatesEnabled(False)
-        self.table.clear()
-        items = []
-        if r.view_error:
-            items.append(QtWidgets.QTreeWidgetItem(["(not available)", r.view_error]))
         role = QtCore.Qt.ItemDataRole
+        rows: list[tuple[str, str, int | None, tuple[str, ...]]] = []   # (entity, predicates, agent, relations)
+        if r.view_error:
+            rows.append(("(not available)", r.view_error, None, ()))
         for row in r.view:
-            unary = ", ".join(row.unary) or "—"
-            item = QtWidgets.QTreeWidgetItem([row.name + ("  (ego)" if row.agent == r.agent else ""), unary])
-            item.setData(0, role.UserRole, row.agent)
-            item.setToolTip(1, unary)
-            if row.agent == r.agent:
-                fnt = item.font(0)
-                fnt.setBold(True)
-                item.setFont(0, fnt)
-            if row.relations:   # the relation rows are made when the entity is expanded (_populate)
-                item.setChildIndicatorPolicy(QtWidgets.QTreeWidgetItem.ChildIndicatorPolicy.ShowIndicator)
-                item.setData(0, RELATIONS_ROLE, list(row.relations))
-            items.append(item)
-        self.table.addTopLevelItems(items)
-        for item in items:
-            a = item.data(0, role.UserRole)
-            if a is not None and int(a) in self._expanded:
-                item.setExpanded(True)
+            rows.append((row.name + ("  (ego)" if row.agent == r.agent else ""), ", ".join(row.unary) or "—",
+                         row.agent, tuple(row.relations)))
+        # the rows are updated in place (a cleared and refilled tree is reset and laid out again, and the view
+        # repaints all of it); a row changes kind (ego or not: its font) only by being made anew
+        t = self.table
+        while t.topLevelItemCount() > len(rows):
+            t.takeTopLevelItem(t.topLevelItemCount() - 1)
+        shown = self._row_relations = (self._row_relations + [None] * len(rows))[: len(rows)]
+        for i, (name, unary, agent, rels) in enumerate(rows):
+            ego = agent is not None and agent == r.agent
+            item = t.topLevelItem(i)
+            if item is None or bool(item.data(0, EGO_ROLE)) != ego:
+                fresh = QtWidgets.QTreeWidgetItem()
+                fresh.setData(0, EGO_ROLE, ego)
+                if ego:
+                    fnt = fresh.font(0)
+                    fnt.setBold(True)
+                    fresh.setFont(0, fnt)
+                if item is not None:
+                    t.takeTopLevelItem(i)
+                t.insertTopLevelItem(i, fresh)
+                item, shown[i] = fresh, None
+            if item.text(0) != name:
+                item.setText(0, name)
+            if item.text(1) != unary:
+                item.setText(1, unary)
+                item.setToolTip(1, unary if agent is not None else "")
+            if item.data(0, role.UserRole) != agent:
+                item.setData(0, role.UserRole, agent)
+            # the relation rows are made when the entity is expanded (_populate)
+            if shown[i] != rels:
+                shown[i] = rels
+                if item.childCount():
+                    item.takeChildren()
+                item.setData(0, RELATIONS_ROLE, list(rels) if rels else None)
+                item.setChildIndicatorPolicy(
+                    QtWidgets.QTreeWidgetItem.ChildIndicatorPolicy.ShowIndicator if rels
+                    else QtWidgets.QTreeWidgetItem.ChildIndicatorPolicy.DontShowIndicatorWhenChildless)
+            expand = bool(rels) and agent is not None and int(agent) in self._expanded
+            if expand and item.isExpanded():
+                self._populate(item)   # expanded already: itemExpanded does not come again
+            elif expand != item.isExpanded():
+                item.setExpanded(expand)
         # the entity column as wide as its longest name (measuring every row's contents costs a layout pass)
         fm = self.table.fontMetrics()
         longest = max((row.name + "  (ego)" for row in r.view), key=len, default="(not available)")
-        self.table.setColumnWidth(0, max(90, fm.horizontalAdvance(longest) + 40))
+        width = max(90, fm.horizontalAdvance(longest) + 40)
+        if width != self.table.columnWidth(0):
+            self.table.setColumnWidth(0, width)
         self.table.setUpdatesEnabled(True)
 
     def _populate(self, item: QtWidgets.QTreeWidgetItem) -> None:

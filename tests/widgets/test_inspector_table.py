@@ -65,3 +65,42 @@ def test_relations_of_other_entities_are_made_when_expanded(qtbot, inspector, ru
     with qtbot.waitSignal(w.agentRequested, timeout=2000) as sig:                      # double click after a press)
         qtbot.mouseDClick(table.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=rect.center())
     assert sig.args == [a]
+
+
+def rows_of(table) -> list:
+    """Every row of the table as shown: (entity, predicates, tooltip, bold, agent, expanded, child rows)."""
+    out = []
+    for i in range(table.topLevelItemCount()):
+        it = table.topLevelItem(i)
+        out.append((it.text(0), it.text(1), it.toolTip(1), it.font(0).bold(), it.data(0, QtCore.Qt.ItemDataRole.UserRole),
+                    it.isExpanded(), [it.child(c).text(1) for c in range(it.childCount())]))
+    return out
+
+
+def test_rows_updated_in_place_show_what_a_new_table_shows(qtbot, run):
+    """The table updates its rows in place from step to step and agent to agent: what it shows is what a new
+    inspector shows for the same report, and the explanation keeps the tallest height it needed for the agent."""
+    from widgets.inspector import InspectorWidget
+
+    cfg, ep = run
+    ins = Inspector(cfg)
+    kept = InspectorWidget()
+    qtbot.addWidget(kept)
+    kept.resize(420, 700)
+    kept.show()
+    held = []
+    for a in (0, 3, 0):
+        for k in range(5, 25, 3):
+            rep = ins.report(ep, k, a)
+            kept.set_report(rep)
+            fresh = InspectorWidget()
+            qtbot.addWidget(fresh)
+            fresh.resize(420, 700)
+            fresh.show()
+            fresh.set_report(rep)
+            assert rows_of(kept.table) == rows_of(fresh.table)
+            held.append((a, kept.why.minimumHeight()))
+            fresh.close()
+    assert min(h for _, h in held) >= kept.why.fontMetrics().lineSpacing() * 4   # REASON_LINES
+    for (a0, h0), (a1, h1) in zip(held, held[1:]):
+        assert a0 != a1 or h1 >= h0   # the same agent: never shorter (no re-layout of the dock below it)
