@@ -1,6 +1,6 @@
 """A guard for the Qt tests: a modal dialog or popup menu that nobody answers ends the test instead of the run.
 
-Why: a modal ``exec()`` (a message box, a dialog, a pick menu) that a test did not expect waits for a click that
+Why: a modal event loop (a message box, a dialog, a pick menu) that a test did not expect waits for a click that
 never comes; the test — and with it the whole CI run — hangs without a word until the CI's time limit. A timer in the
 GUI thread still fires inside a nested modal loop, so this watchdog sees the widget, closes it after ``limit_s`` and
 records its title and text; the fixture in tests/conftest.py then fails the test with that text.
