@@ -164,7 +164,7 @@ class InspectorWidget(QtWidgets.QWidget):
         self._table_key: tuple | None = None    # what the true-predicates table shows (rebuilt when it changes)
         self._expanded: set[int] = set()          # entities whose relations are expanded (the ego, the user's)
         self._row_relations: list[tuple[str, ...] | None] = []   # each table row's relations as shown
-        self._held: dict[QtWidgets.QLabel, tuple[tuple[int, int], int]] = {}   # (agent, width), height held
+        self._held: dict[QtWidgets.QLabel, tuple[tuple[int, int], int, str]] = {}   # (agent, width), held, text
         self._span = 20
         self.plot.getPlotItem().setXRange(0, self._span, padding=0.02)
 
@@ -232,18 +232,21 @@ class InspectorWidget(QtWidgets.QWidget):
         """The labels whose number of lines changes from step to step (the explanation: 2-6 lines, the action: 2-4)
         keep the tallest height they needed while the same agent is shown at the same width: a label that grows or
         shrinks re-lays out the dock's content, moves the table and plot below it and repaints all of it (about
-        half of the seeks); the explanation box reserves room for REASON_LINES lines from the start."""
-        for lab, lines in ((self.why, REASON_LINES), *((lab, 1) for lab in self.fields.values())):
+        half of the seeks); the explanation box reserves room for REASON_LINES lines from the start, the action
+        for two. The other facts are one short line."""
+        f = self.fields
+        for lab, lines in ((self.why, REASON_LINES), (f["Action"], 2), (f["Concepts"], 1), (f["Type"], 1)):
             w = lab.width()
             key = (agent, w)
             held = self._held.get(lab)
+            if held is not None and held[0] == key and held[2] == lab.text():
+                continue
             floor = lab.fontMetrics().lineSpacing() * lines
             hold = held[1] if held is not None and held[0] == key else floor
-            need = lab.heightForWidth(w) if w > 0 else floor
-            hold = max(hold, need, floor)
+            hold = max(hold, lab.heightForWidth(w) if w > 0 else floor, floor)
             if held is None or held[1] != hold:
                 lab.setMinimumHeight(hold)
-            self._held[lab] = (key, hold)
+            self._held[lab] = (key, hold, lab.text())
 
     @staticmethod
     def _why_html(r: AgentReport) -> str:
