@@ -21,7 +21,8 @@ Events (``session.events.<name>``, each callback gets an :class:`~core.studio.ev
 ``selection`` (value = agent index or None), ``markers`` (the marker list was rebuilt), ``view`` (value =
 :class:`ViewOptions`, ``changed`` = names), ``breakpoints`` (value = tuple), ``interventions`` (value = tuple),
 ``modified`` (value = bool), ``saved`` (value = the manifest written), ``message`` (value = text, ``level`` =
-"info" | "warning"): a report for the status line and the log, never a dialog.
+"info" | "warning"): a report for the status line and the log, never a dialog; ``restored`` (value = the recording
+put back by an undo/redo of Apply, :meth:`Session.restore_recording`: the simulation must continue that one).
 """
 from __future__ import annotations
 
@@ -90,13 +91,28 @@ def load_target(path: str | Path) -> tuple[Project, EpisodeView | None]:
     raise LogiCityError("not a project (no project.yaml), a mode file (.yaml) or an episode file (.npz)", p)
 
 
+@dataclass(frozen=True)
+class Recording:
+    """What :meth:`Session.recording` takes and :meth:`Session.restore_recording` puts back: the recording shown
+    (``history``, the object itself), ``cursor``, ``selected``, the forced actions, the recordings ``kept`` for the
+    next save and ``changed`` (the recording was an unsaved change)."""
+
+    history: EpisodeBuffer | None
+    cursor: int
+    selected: int | None
+    interventions: tuple
+    kept: tuple
+    changed: bool
+
+
 class Session:
     """See the module docstring. GUI-thread only (like any model its views read without locks)."""
 
     def __init__(self) -> None:
         self.events = EmitterGroup(self, "project", "history", "recorded", "truncated", "cursor", "selection",
                                    "markers", "view", "breakpoints", "interventions", "modified", "saved", "message",
-                                   "agents")   # an agent set was edited (value = its tab; core/studio/agent_sets.py)
+                                   "agents",   # an agent set was edited (value = its tab; core/studio/agent_sets.py)
+                                   "restored")  # undo/redo of Apply put a recording back (core/studio/apply_command.py)
         self.project: Project | None = None
         self.history: EpisodeBuffer | None = None
         self.cursor = 0
@@ -292,6 +308,34 @@ class Session:
         self.kept.append((name, self.history))
         self.mark_modified()
         return name
+
+    def recording(self) -> "Recording":
+        """The shown recording and what goes with it, as :meth:`restore_recording` puts it back (undo of Apply)."""
+        return Recording(self.history, self.cursor, self.selected, self.interventions, tuple(self.kept),
+                         self._other_changes)
+
+    def restore_recording(self, rec: "Recording") -> None:
+        """Show ``rec`` again (the recording object itself, not a copy): its cursor, selection, forced actions,
+        the recordings kept for the next save and whether it was an unsaved change. Emits ``history``,
+        ``selection``, ``cursor`` and ``restored`` (``left``: the recording shown before; the playback continues
+        the simulation of the restored one)."""
+        left = self.history
+        self.history = rec.history
+        self.kept = list(rec.kept)
+        self._want_selected = None
+        self.selected = rec.selected
+        self.markers.reset()
+        self.markers.selected = self.selected
+        if rec.history is not None:
+            self.markers.update(rec.history)
+        self.apply_interventions(rec.interventions)   # also back into the recording's meta
+        self.cursor = min(rec.cursor, self.num_steps)
+        self._other_changes = rec.changed
+        self.events.history.emit(value=self.history)
+        self.events.selection.emit(value=self.selected)
+        self.events.cursor.emit(value=self.cursor)
+        self._sync_modified()
+        self.events.restored.emit(value=self.history, left=left)
 
     def restart(self, seed: int | None = None) -> None:
         """Before a reset of the simulation: a new seed (an unsaved change), no forced actions; the selected agent

@@ -128,3 +128,123 @@ def test_branch_in_place_keeps_the_steps_before_and_reopens_exactly(config):
     # adding an agent cannot continue the same recording
     s.execute(A.add(s, "agents", Kind.CAR))
     assert continue_problem(s) == "agents were added, removed, renamed or reordered"
+
+
+# ---- Apply as a command: undo shows the recording from before it, redo the applied one ----------------------------
+
+class _Launch:
+    """What the studio's playback does for an Apply, done at once (``steps`` steps of the new config); ``pending``:
+    like a reset whose answer has not arrived yet."""
+
+    def __init__(self, session, steps=6, pending=False):
+        self.session, self.steps, self.pending, self.calls = session, steps, pending, []
+
+    def __call__(self, config, previous):
+        self.calls.append((config, previous))
+        if config is None or self.pending:       # in place: the recording is cut already
+            return
+        sim = new_simulation(config, seed=self.session.project.seed)
+        sim.run(self.steps)
+        self.session.set_history(sim.buffer)
+
+
+def _restored(s):
+    seen = []
+    s.events.restored.connect(lambda e: seen.append((e.value, e.left)))
+    return seen
+
+
+def test_undo_of_apply_from_step_zero_restores_the_recording_and_redo_does_not_simulate(config):
+    from core.codes import Action
+    from core.sim.provenance import provenance
+    from core.studio.apply_command import RESTART, ApplyEdits
+    from core.studio.commands import ForceAction
+
+    s, _ = session_with_run(config, 12)
+    old = s.history
+    s.select(2)
+    s.set_cursor(5)
+    s.execute(ForceAction(1, int(Action.STOP), 12, "x"))
+    car = next(i for i, a in enumerate(config.agents) if a.kind is Kind.CAR)
+    s.execute(A.place(s, "agents", car, start=(10, 31), goal=(230, 209)))
+    s.mark_saved()
+    edited = provenance(s.project.config)
+    interventions, meta = s.interventions, dict(old.meta)
+    seen = _restored(s)
+    launch = _Launch(s)
+    s.execute(ApplyEdits(RESTART, launch))
+    assert s.history is not old and s.num_steps == 6 and not apply_status(s).pending
+    assert s.interventions == () and s.modified and len(launch.calls) == 1 and launch.calls[0][1].history is old
+    new = s.history
+    s.set_cursor(4)
+    s.stack.undo()                                                       # Edit ▸ Undo
+    assert s.history is old and s.num_steps == 12 and s.cursor == 5 and s.selected == 2
+    assert s.interventions == interventions and old.meta == meta         # forced actions back, in the meta too
+    assert provenance(s.project.config) == edited and apply_status(s).pending   # the edits stay, unapplied
+    assert not s.modified                                                # back at the saved state
+    assert seen == [(old, new)]
+    s.stack.redo()                                                       # Edit ▸ Redo: the applied recording again
+    assert s.history is new and s.cursor == 4 and s.num_steps == 6 and len(launch.calls) == 1
+    assert s.interventions == () and s.modified and seen[-1] == (new, old)
+    s.stack.undo()
+    s.stack.undo()                                                       # then the placing of the start and goal
+    assert s.history is old and not apply_status(s).pending
+
+
+def test_undo_of_a_branch_in_place_restores_the_whole_recording(config):
+    from core.sim.frames import copy_episode
+    from core.studio.apply import SCHEDULE_KEY
+    from core.studio.apply_command import IN_PLACE, ApplyEdits
+    from tests.support.studio import assert_same_episode
+
+    s, _ = session_with_run(config, 20)
+    full, meta = copy_episode(s.history), json.loads(json.dumps(s.history.meta))
+    car = next(i for i, a in enumerate(config.agents) if a.kind is Kind.CAR)
+    s.execute(A.edit(s, "agents", [car], add_concepts=["bus"]))
+    s.set_cursor(9)
+    launch = _Launch(s)
+    s.execute(ApplyEdits(IN_PLACE, launch, 9))
+    branched = s.history
+    assert s.num_steps == 9 and SCHEDULE_KEY in branched.meta and launch.calls[0][0] is None
+    s.stack.undo()
+    assert s.num_steps == 20 and s.cursor == 9 and s.history is not branched
+    assert_same_episode(s.history, full)
+    assert json.loads(json.dumps(s.history.meta)) == meta
+    s.stack.redo()
+    assert s.history is branched and s.num_steps == 9 and len(launch.calls) == 1
+    assert "bus" in s.history.agents_at(9).concept_names(car)
+
+
+def test_undo_of_a_branch_to_a_new_recording_forgets_the_kept_one(config):
+    from core.studio.apply_command import NEW_RECORDING, ApplyEdits
+
+    s, _ = session_with_run(config, 20)
+    old = s.history
+    s.execute(A.add(s, "agents", Kind.CAR, start=(10, 31)))
+    cfg = branch_config(s.project.config, s.history, 8, s.project.seed)
+    s.set_cursor(8)
+    launch = _Launch(s, steps=3)
+    s.execute(ApplyEdits(NEW_RECORDING, launch, 8, cfg))
+    assert [n for n, _ in s.kept] == ["main before branch at step 8"] and s.kept[0][1] is old
+    assert s.history.meta[BRANCH_KEY]["episode"] == "main before branch at step 8"
+    assert len(s.history.agents) == len(old.agents) + 1
+    new = s.history
+    s.stack.undo()
+    assert s.history is old and s.kept == [] and s.cursor == 8
+    s.stack.redo()
+    assert s.history is new and [n for n, _ in s.kept] == ["main before branch at step 8"]
+
+
+def test_undo_before_the_new_recording_arrived_starts_it_again_on_redo(config):
+    from core.studio.apply_command import RESTART, ApplyEdits
+
+    s, _ = session_with_run(config, 5)
+    old = s.history
+    launch = _Launch(s, pending=True)
+    s.execute(ApplyEdits(RESTART, launch))
+    assert s.history is old                      # the studio's worker has not answered yet
+    s.stack.undo()
+    assert s.history is old and s.num_steps == 5
+    launch.pending = False
+    s.stack.redo()                               # nothing to show again: simulated anew
+    assert len(launch.calls) == 2 and s.history is not old and s.num_steps == 6
