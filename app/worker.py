@@ -58,6 +58,8 @@ CHECKPOINT_EVERY = 5
 REPLAY_AGENT_STEPS = 200
 #: The kind and generation key of the simulation service (app.jobs).
 KIND = "simulation"
+#: Simulations kept for an undo/redo of Apply (each holds its recording and checkpoints); older ones re-simulate.
+STASH = 4
 
 
 @dataclass(frozen=True)
@@ -111,6 +113,7 @@ class SimWorker(QtCore.QObject):
         self._rate_t0 = 0.0
         self._rate_n = 0
         self._burst_end = 0.0
+        self._stash: dict[int, tuple] = {}
 
     # ---- helpers ----------------------------------------------------------------------------------------------
     def _ensure_timer(self) -> QtCore.QTimer:
@@ -303,6 +306,40 @@ class SimWorker(QtCore.QObject):
         if self._build(gen, config, seed, made):
             self._send_reset(gen, seed)
 
+    @QtCore.Slot(int, object)
+    def stash(self, key: int, interventions: Any) -> None:
+        """Keep the current simulation, with the forced actions it ran with, under ``key`` (an Apply replaces it;
+        undoing that Apply continues it)."""
+        if self.sim is None or self._sync is not None:
+            return
+        self._stash[key] = (self.sim, self.tap, self.checkpoints, list(interventions))
+        self.checkpoints = CheckpointStore(every=CHECKPOINT_EVERY, max_replay=REPLAY_AGENT_STEPS)
+        while len(self._stash) > STASH:
+            del self._stash[next(iter(self._stash))]
+
+    @QtCore.Slot(int, int, int)
+    def unstash(self, gen: int, key: int, k: int) -> None:
+        """Continue the simulation kept under ``key`` from its state ``k`` (where the recording the GUI shows again
+        ends), answered by ``synced(gen, k)``; ``synced(gen, -1)``: it is not kept (any more), re-sync instead."""
+        self._set_playing(False)
+        self.gen = gen
+        self._sync = None
+        kept = self._stash.pop(key, None)
+        if kept is None or kept[0].step_index < k:
+            self.synced.emit(gen, -1)
+            return
+        self.sim, self.tap, self.checkpoints, self.interventions = kept
+        try:
+            if self.sim.step_index != k:
+                self._goto(k)      # the steps it sent that the GUI dropped when the Apply replaced it
+        except Exception as exc:  # noqa: BLE001
+            self.sim = None
+            self.synced.emit(gen, -1)
+            self._fail("could not continue the kept simulation", exc, failing_component(exc))
+            return
+        self.sent = self.acked = k
+        self.synced.emit(gen, k)
+
     @QtCore.Slot()
     def kick(self) -> None:
         """The GUI acked a burst: continue at once when playing as fast as possible."""
@@ -432,6 +469,8 @@ class SimController(QtCore.QObject):
     _shutdown = QtCore.Signal()
     _kick = QtCore.Signal()
     _reset_scene = QtCore.Signal(int, object, object, int, int)
+    _stash = QtCore.Signal(int, object)
+    _unstash = QtCore.Signal(int, int, int)
 
     def __init__(self, parent: QtCore.QObject | None = None, runner: JobRunner | None = None) -> None:
         super().__init__(parent)
@@ -449,6 +488,8 @@ class SimController(QtCore.QObject):
         self._shutdown.connect(self.worker.shutdown)
         self._kick.connect(self.worker.kick)
         self._reset_scene.connect(self.worker.reset_scene)
+        self._stash.connect(self.worker.stash)
+        self._unstash.connect(self.worker.unstash)
         self.worker.failed.connect(self._on_failed)
         self.service: ServiceHandle = self.runner.start_service(
             self.worker, kind="simulation-worker", on_stop=self._shutdown.emit,
@@ -507,6 +548,16 @@ class SimController(QtCore.QObject):
         simulated with ``config``; answered by ``resetDone`` like :meth:`reset`."""
         gen = self.next_generation()
         self._reset_scene.emit(gen, config, scene, int(seed), int(from_state))
+        return gen
+
+    def stash(self, key: int, interventions) -> None:
+        """The worker keeps its simulation under ``key`` (see SimWorker.stash)."""
+        self._stash.emit(int(key), list(interventions))
+
+    def unstash(self, key: int, k: int) -> int:
+        """Continue the simulation kept under ``key`` from state ``k``; answered by ``synced`` (-1: not kept)."""
+        gen = self.next_generation()
+        self._unstash.emit(gen, int(key), int(k))
         return gen
 
     def ack(self, state_index: int) -> None:

@@ -23,7 +23,8 @@ from core.agents.spec import AgentSet
 from core.codes import Kind
 from core.errors import LogiCityError
 from core.studio import agent_sets as A
-from core.studio.apply import BRANCH_KEY, apply_status, branch_config, branch_in_place, continue_problem, refusal
+from core.studio.apply import apply_status, branch_config, continue_problem, refusal
+from core.studio.apply_command import IN_PLACE, NEW_RECORDING, RESTART, ApplyEdits
 
 from ..features import FeatureSpec, register
 from ..panels import RIGHT, PanelSpec
@@ -393,9 +394,17 @@ class AgentEditorController(QtCore.QObject):
             return False
         self.panel.set_refusal(None)
         if mode == "restart" or s.history is None:
-            before = self.window.controller.gen
-            playback.reset_simulation(confirm=True)
-            return self.window.controller.gen != before
+            if s.history is None:           # nothing recorded yet to go back to: a plain reset
+                before = self.window.controller.gen
+                playback.reset_simulation(confirm=True)
+                return self.window.controller.gen != before
+            if s.num_steps > 0 and self.window.ask(
+                    "reset", "Reset the simulation?",
+                    f"This discards the {s.num_steps} recorded steps and re-simulates from step 0 with the edited "
+                    f"city and agents (Edit ▸ Undo shows them again).", [("reset", "Reset"), ("cancel", "Cancel")],
+                    "reset") != "reset":
+                return False
+            return self._execute_apply(ApplyEdits(RESTART, playback.launch))
         if playback.syncing:
             self.status("Still re-simulating the loaded episode; apply again in a moment.")
             return False
@@ -409,12 +418,8 @@ class AgentEditorController(QtCore.QObject):
                                   f"Branch at step {k}: steps 0–{k} are kept and the edited concepts and "
                                   f"priorities hold from step {k} on." + later,
                                   [("branch", f"Branch at step {k}"), ("cancel", "Cancel")], "branch")
-            if ans != "branch":
+            if ans != "branch" or not self._execute_apply(ApplyEdits(IN_PLACE, playback.launch, k)):
                 return False
-            playback.pause()
-            branch_in_place(s, k)
-            playback.start(s.project)        # re-simulates 0..k with the schedule, then continues from k
-            playback.set_cursor(k)
             self._show_provenance()
             self.status(f"Branched at step {k}: the edited agents hold from step {k} on")
             return True
@@ -427,19 +432,23 @@ class AgentEditorController(QtCore.QObject):
                               [("branch", f"Branch at step {k}"), ("cancel", "Cancel")], "branch")
         if ans != "branch":
             return False
-        seed = int(s.project.seed)
         try:
-            cfg = branch_config(s.project.config, s.history, k, seed)
+            cfg = branch_config(s.project.config, s.history, k, int(s.project.seed))
         except LogiCityError as exc:
             self.window.show_error("Cannot branch with the edits", "(agent editor)", exc.message, label="Where")
             return False
-        playback.pause()
-        kept = s.keep_recording(f"before branch at step {k}") if t else None
-        if kept is not None:
-            cfg.extra[BRANCH_KEY]["episode"] = kept      # the new recording names the one it branched from
-        s.restart(None)
-        self.window.controller.reset(cfg, seed)
+        if not self._execute_apply(ApplyEdits(NEW_RECORDING, playback.launch, k, cfg)):
+            return False
         self.status(f"Branching at step {k} with the edited agents…")
+        return True
+
+    def _execute_apply(self, command: ApplyEdits) -> bool:
+        """Apply as an undoable command (core/studio/apply_command.py); False when it failed (reported)."""
+        try:
+            self.session.execute(command)
+        except (ValueError, LogiCityError) as exc:
+            self.status(f"Cannot apply the edits: {exc}", 15000)
+            return False
         return True
 
     def shutdown(self, wait_ms: int) -> bool:

@@ -28,13 +28,14 @@ from core.studio.problems import blocking_message, collect
 from core.studio.session import Session
 
 from . import Shell
+from .applied import AppliedRecordings
 from .drawing import DrawController
 from .speed import DEFAULT_SPEED, SPEEDS, SpeedControls
 
 __all__ = ["DEFAULT_SPEED", "SPEEDS", "PlaybackController", "SpeedControls"]
 
 
-class PlaybackController(QtCore.QObject):
+class PlaybackController(QtCore.QObject, AppliedRecordings):
     """See the module docstring. ``sim`` is the :class:`app.worker.SimController`."""
 
     changed = QtCore.Signal()                 # playing/replaying, sync state or the measured rate changed
@@ -75,6 +76,7 @@ class PlaybackController(QtCore.QObject):
         sim.set_speed(self.speed)
         session.events.breakpoints.connect(lambda e: sim.set_breakpoints(e.value))
         session.events.interventions.connect(lambda e: sim.set_interventions(e.value))
+        self.init_recordings()
 
     @property
     def playing(self) -> bool:
@@ -190,10 +192,16 @@ class PlaybackController(QtCore.QObject):
     def _on_synced(self, gen: int, matched: int) -> None:
         if gen != self.sim.gen:
             return
+        if matched < 0:          # the simulation kept for a restored recording is gone: re-simulate it
+            self._resync()
+            return
         self.syncing = False
         self.sim_steps = matched
         t = self.session.num_steps
-        if matched < t:
+        restored, self.restoring = self.restoring, False
+        if restored and matched >= t:
+            self.shell.status(f"Recording shown again ({t} steps); it can be continued.")
+        elif matched < t:
             self.shell.status(f"The loaded episode can be continued from step {matched} only (re-simulation differs "
                               f"after it); stepping beyond offers to branch there.", 12000)
         else:

@@ -85,6 +85,49 @@ def test_edit_undo_place_on_map_apply_and_simulate(studio, qtbot):
     assert win.num_steps >= 5
 
 
+def test_apply_then_undo_shows_the_previous_recording_and_redo_the_applied_one(studio, qtbot):
+    """Ctrl+Return applies the edits from step 0; Ctrl+Z (Edit ▸ Undo) shows the recording from before, its step and
+    its simulation (it continues as the unedited run would); Edit ▸ Redo shows the applied recording again, with
+    the steps simulated after the Apply, without simulating it anew."""
+    from core.sim.provenance import provenance
+    from tests.support.studio import default_config, run_sim
+
+    win = studio
+    ctl, panel = editor(win, qtbot)
+    simulate(qtbot, win, 10)
+    win.set_cursor(6)
+    old, steps = win.history, win.num_steps
+    old_sim = win.controller.worker.sim
+    row = first_car(win)
+    panel.select_rows([row])
+    ctl.run(A.place(win.session, ctl.tab, row, start=(10, 31), goal=(230, 209)))
+    edited = provenance(win.session.project.config)
+    win.answers["reset"] = "reset"
+    qtbot.keyClick(win, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)      # Apply edits from step 0
+    qtbot.waitUntil(lambda: win.history is not old and not apply_status(win.session).pending, timeout=WAIT)
+    new, new_sim = win.history, win.controller.worker.sim
+    assert win.undo.undoText() == "Apply edits from step 0" and new_sim is not old_sim
+    simulate(qtbot, win, 4)
+    applied = win.num_steps
+    qtbot.keyClick(win, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)           # Edit ▸ Undo
+    assert win.history is old and win.num_steps == steps and win.session.cursor == 6
+    assert provenance(win.session.project.config) == edited                # the edits stay, not applied
+    assert "agents changed" in panel.provenance.text()
+    qtbot.waitUntil(lambda: not win.syncing and win.playback.sim_steps == steps, timeout=WAIT)
+    assert win.controller.worker.sim is old_sim and "shown again" in win.last_message   # kept, not re-simulated
+    simulate(qtbot, win, steps + 3)                                        # the old simulation goes on
+    ref = run_sim(default_config(), seed=win.session.project.seed, steps=win.num_steps).buffer
+    assert np.array_equal(win.history.array("positions"), ref.array("positions"))
+    gen = win.controller.gen
+    qtbot.keySequence(win, win.actions_by_name["redo"].shortcut())         # Edit ▸ Redo
+    assert win.history is new and win.num_steps == applied                 # at once: nothing re-simulated
+    assert tuple(np.asarray(win.history.array("positions")[0][row])) == (10, 31)
+    qtbot.waitUntil(lambda: not win.syncing and win.playback.sim_steps == applied, timeout=WAIT)
+    assert win.controller.worker.sim is new_sim and win.controller.gen == gen + 1
+    simulate(qtbot, win, applied + 1)
+    assert "matches the edits" in panel.provenance.text()
+
+
 def test_apply_is_refused_on_errors_and_says_why(studio, qtbot):
     win = studio
     ctl, panel = editor(win, qtbot)
