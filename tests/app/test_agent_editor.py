@@ -128,6 +128,38 @@ def test_apply_then_undo_shows_the_previous_recording_and_redo_the_applied_one(s
     assert "matches the edits" in panel.provenance.text()
 
 
+def test_undo_of_a_branch_in_place_brings_the_discarded_steps_back(studio, qtbot):
+    """Ctrl+Shift+Return branches at the shown step (only a concept changed: the same recording, cut there); Ctrl+Z
+    shows every recorded step again and the run goes on as before; Redo cuts it again without simulating."""
+    from tests.support.studio import default_config, run_sim
+
+    win = studio
+    ctl, panel = editor(win, qtbot)
+    simulate(qtbot, win, 12)
+    win.set_cursor(7)
+    t, full = win.num_steps, np.asarray(win.history.array("positions")).copy()
+    car = first_car(win)
+    concept = next(c for c in ("police", "bus", "reckless")
+                   if c not in win.session.project.config.agents.agents[car].concepts)
+    ctl.run(A.edit(win.session, ctl.tab, [car], add_concepts=[concept]))
+    win.answers["apply_branch"] = "branch"
+    qtbot.keyClick(win, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    assert win.num_steps == 7 and win.undo.undoText() == "Apply edits: branch at step 7"
+    branched = win.history
+    qtbot.waitUntil(lambda: not win.syncing and win.playback.sim_steps == 7, timeout=WAIT)
+    qtbot.keyClick(win, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)           # Edit ▸ Undo
+    assert win.num_steps == t and win.session.cursor == 7
+    assert np.array_equal(win.history.array("positions"), full)
+    assert concept not in win.history.agents_at(t).concept_names(car)
+    qtbot.waitUntil(lambda: not win.syncing and win.playback.sim_steps == t, timeout=WAIT)
+    simulate(qtbot, win, t + 2)
+    ref = run_sim(default_config(), seed=win.session.project.seed, steps=win.num_steps).buffer
+    assert np.array_equal(win.history.array("positions"), ref.array("positions"))
+    win.actions_by_name["redo"].trigger()                                            # Edit ▸ Redo
+    assert win.history is branched and win.num_steps == 7
+    assert concept in win.history.agents_at(7).concept_names(car)
+
+
 def test_apply_is_refused_on_errors_and_says_why(studio, qtbot):
     win = studio
     ctl, panel = editor(win, qtbot)
