@@ -139,3 +139,130 @@ def test_an_edited_city_is_simulated_after_reset(qtbot, win):
     assert small.drivable[tuple(pos[win.session.history.agents.kinds == 1].T)].all()
     qtbot.keyClick(win, Qt.Key.Key_F10)
     qtbot.waitUntil(lambda: win.num_steps == 1, timeout=60_000)
+
+
+def _answer_modal(qtbot, fill):
+    """Run ``fill(dialog)`` on the next modal dialog once it is shown (the action runs it modally); ``fill``
+    returns True when it accepted the dialog, False to be called again a moment later (a preview not ready)."""
+    from PySide6 import QtWidgets
+
+    done = []
+
+    def poll():
+        dlg = QtWidgets.QApplication.activeModalWidget()
+        if dlg is None or not dlg.isVisible() or not fill(dlg):
+            QtCore.QTimer.singleShot(50, poll)
+        else:
+            done.append(dlg)
+
+    QtCore.QTimer.singleShot(0, poll)
+    return done
+
+
+def test_tool_keys_brush_snapping_preview_and_the_city_menu(qtbot, win, tmp_path, monkeypatch):
+    """Each tool key through the real shortcuts: the live preview follows the brush (, and . resize it), K picks a
+    kind, T and C paint traffic and a crossing, S turns snapping off (a diagonal stroke), M moves a block; New city
+    (Ctrl+Shift+N, its dialog previews), Resize canvas, Export and Import city through the City menu's actions."""
+    from PySide6 import QtWidgets
+
+    from core.map.edit import brush_offsets, pick
+    from core.map.io import load_map
+    from core.studio import city_edit
+    from widgets.city_dialogs import NewCityDialog, ResizeDialog
+
+    ed = win.features["city_editor"]
+    cfg = win.session.project.config
+    stack = win.session.stack
+
+    def kind(r, c):
+        return pick(city_edit.draft_of(win.session), r, c)
+
+    def undo():
+        qtbot.keyClick(win, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+
+    qtbot.keyClick(win, Qt.Key.Key_E)
+    win.map.vb.setRange(QtCore.QRectF(0, 0, 60, 60), padding=0)
+    qtbot.wait(50)
+    qtbot.keyClick(win, Qt.Key.Key_W)
+    qtbot.keyClick(win, Qt.Key.Key_Period)                          # larger brush
+    qtbot.keyClick(win, Qt.Key.Key_Comma)
+    qtbot.keyClick(win, Qt.Key.Key_Comma)                           # smaller, twice
+    assert ed.size_spin.value() == ed.brush_size("walking") == 4
+    qtbot.mouseMove(win.map.viewport(), win.map.tools.viewport_pos_of_cell(30, 30))
+    lo, hi = brush_offsets(4)
+    qtbot.waitUntil(lambda: win.map.tools.preview_rects == [(30 - lo, 30 - lo, 30 + hi, 30 + hi)], timeout=5000)
+
+    qtbot.keyClick(win, Qt.Key.Key_K)                               # eyedropper on an Office
+    assert kind(20, 20) == "Office"
+    _stroke(qtbot, win, [(20, 20)])
+    assert ed.tool_key == "Office" and ed.map.tools.tool.kind == "Office" and stack.count == 0
+
+    qtbot.keyClick(win, Qt.Key.Key_T)                               # a traffic street across the block
+    _stroke(qtbot, win, [(30, 20), (30, 30), (30, 40)])
+    assert kind(30, 30) == "traffic_h" and stack.undo_text() == "Paint traffic street"
+    undo()
+    assert kind(30, 30) == "walking"
+    qtbot.keyClick(win, Qt.Key.Key_C)                               # a zebra crossing on the top street
+    _stroke(qtbot, win, [(5, 30)])
+    assert kind(5, 30) == "crossing" and stack.undo_text() == "Paint crossing"
+    undo()
+
+    qtbot.keyClick(win, Qt.Key.Key_X)                               # erase a diagonal: snapped, it stays on row 20
+    ed.size_spin.setValue(1)
+    _stroke(qtbot, win, [(20, 20), (22, 22), (24, 24)])
+    assert kind(20, 24) == "empty" and kind(24, 24) == "Office"
+    undo()
+    qtbot.keyClick(win, Qt.Key.Key_S)                               # snapping off: the stroke follows the mouse
+    assert not ed.snap
+    _stroke(qtbot, win, [(20, 20), (22, 22), (24, 24)])
+    assert kind(22, 22) == kind(24, 24) == "empty" and kind(20, 24) == "Office"
+    undo()
+    qtbot.keyClick(win, Qt.Key.Key_S)
+    assert ed.snap
+
+    qtbot.keyClick(win, Qt.Key.Key_M)                               # select / move a block
+    qtbot.mouseMove(win.map.viewport(), win.map.tools.viewport_pos_of_cell(20, 20))
+    qtbot.waitUntil(lambda: win.map.tools.preview_rects[:1] == [(11, 11, 45, 45)], timeout=5000)
+    _stroke(qtbot, win, [(20, 20), (20, 21), (20, 22)])
+    assert stack.undo_text() == "Move block by (0, 2)" and kind(20, 22) == "Office" and kind(20, 11) == "empty"
+    undo()
+    assert kind(20, 11) == "walking" and stack.index == 0
+
+    def new_city(dlg):
+        if not isinstance(dlg, NewCityDialog):
+            return False
+        if dlg.block_rows.value() != 2:
+            dlg.block_rows.setValue(2)
+            dlg.block_cols.setValue(2)
+        if dlg.city is None or dlg.city.shape != (103, 103) or dlg.preview.pixmap().isNull():
+            return False                                            # the preview follows the values
+        dlg.accept()
+        return True
+
+    answered = _answer_modal(qtbot, new_city)
+    qtbot.keyClick(win, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    assert answered and cfg.city.shape == (103, 103) and stack.undo_text() == "New city"
+
+    def bigger(dlg):
+        if not isinstance(dlg, ResizeDialog):
+            return False
+        dlg.height_box.setValue(113)
+        dlg.accept()
+        return True
+
+    answered = _answer_modal(qtbot, bigger)
+    ed.resize_action.trigger()
+    assert answered and cfg.city.shape == (113, 103) and win.map.city.shape == (113, 103)
+
+    out = tmp_path / "exported.yaml"
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), ""))
+    ed.export_action.trigger()
+    assert np.array_equal(load_map(out).building, cfg.city.building)
+    win.activateWindow()                                            # the dialogs had the focus
+    qtbot.waitUntil(win.isActiveWindow, timeout=5000)
+    undo()
+    undo()                                                          # back to the bundled city
+    assert cfg.city.shape == (241, 241)
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getOpenFileName", lambda *a, **k: (str(out), ""))
+    ed.import_action.trigger()
+    assert cfg.city.shape == (113, 103) and stack.undo_text() == "Import city exported.yaml"
