@@ -273,3 +273,57 @@ def test_typing_a_name_renames_and_can_change_the_type(studio, qtbot):
     qtbot.keyClick(line, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: "Car_<id>" in win.last_message, timeout=WAIT)   # refused, with the reason
     assert win.session.project.config.agents.agents[row].name == "Pedestrian_42"
+
+
+def test_duplicate_type_box_goal_on_map_random_and_the_file_buttons(studio, qtbot, tmp_path, monkeypatch):
+    """Ctrl+D duplicates the selected car (concepts and priority kept, a new id); the type box makes the copy a
+    pedestrian; *Goal on map* previews the hovered cell (a building is refused, with the reason) and sets only the
+    goal; Esc puts the tool down; *Random* clears start and goal; *Export…* and *Import…* write and read the set."""
+    from core.agents.io import load_agent_set
+
+    win = studio
+    ctl, panel = editor(win, qtbot)
+
+    def agents():
+        return win.session.project.config.agents.agents
+
+    row, n = first_car(win), len(agents())
+    panel.select_rows([row])
+    panel.table.setFocus()
+    qtbot.keyClick(panel.table, Qt.Key.Key_D, Qt.KeyboardModifier.ControlModifier)    # Ctrl+D
+    car, dup = agents()[row], agents()[row + 1]
+    assert len(agents()) == n + 1 and dup.kind is Kind.CAR and dup.name != car.name
+    assert (dup.concepts, dup.priority) == (car.concepts, car.priority)
+    panel.select_rows([row + 1])
+    panel.kind_box.setFocus()
+    qtbot.keyClick(panel.kind_box, Qt.Key.Key_Down)                                   # the type box: Pedestrian
+    assert agents()[row + 1].kind is Kind.PEDESTRIAN and agents()[row + 1].priority == 0
+
+    panel.select_rows([row])
+    qtbot.mouseClick(panel.pick_goal, Qt.MouseButton.LeftButton)                      # Goal on map
+    vp = win.map.viewport()
+    assert win.session.project.config.city.building[20, 20] != 0
+    qtbot.mouseMove(vp, win.map.tools.viewport_pos_of_cell(20, 20))                   # a building: refused
+    qtbot.waitUntil(lambda: win.map.tools.preview_rects == [(20, 20, 20, 20)], timeout=WAIT)
+    assert win.last_message.startswith(f"{car.name}: ")
+    qtbot.mouseClick(vp, Qt.MouseButton.LeftButton, pos=win.map.tools.viewport_pos_of_cell(230, 209))
+    qtbot.waitUntil(lambda: agents()[row].goal == (230, 209), timeout=WAIT)
+    assert agents()[row].start is None and not win.map.tools.active
+    qtbot.mouseClick(panel.pick_start, Qt.MouseButton.LeftButton)
+    assert win.map.tools.active
+    qtbot.keyClick(win.map, Qt.Key.Key_Escape)                                        # Esc puts the tool down
+    assert not win.map.tools.active and agents()[row].start is None
+    qtbot.mouseClick(panel.random, Qt.MouseButton.LeftButton)                         # Random: both drawn again
+    assert agents()[row].goal is None
+
+    out = tmp_path / "set.yaml"
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), ""))
+    qtbot.mouseClick(panel.export, Qt.MouseButton.LeftButton)                         # Export…
+    exported = win.session.project.config.agents
+    assert load_agent_set(out) == exported
+    for _ in range(4):                                      # Random, goal, type, duplicate
+        win.actions_by_name["undo"].trigger()
+    assert len(agents()) == n
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getOpenFileName", lambda *a, **k: (str(out), ""))
+    qtbot.mouseClick(panel.import_, Qt.MouseButton.LeftButton)                        # Import…
+    assert win.session.project.config.agents == exported and panel.model.rowCount() == n + 1
