@@ -48,6 +48,7 @@ class DrawController(QtCore.QObject):
         self._slow_pending = False
         self._slow_turn = False
         self._ack_due: int | None = None
+        self._seek_queued = False      # a paused redraw is queued (schedule_redraw)
         self._painted = False
         self._timer = QtCore.QTimer(self)
         self._timer.setSingleShot(True)
@@ -110,7 +111,14 @@ class DrawController(QtCore.QObject):
     # ---- drawing ------------------------------------------------------------------------------------------------
     def schedule_redraw(self) -> None:
         """Coalesce redraws: at most one per event-loop pass, and at most 60 per second while playing."""
-        if self._timer.isActive():
+        if self._timer.isActive() or self._seek_queued:
+            return
+        if not self.playing:
+            # paused (a seek, a new colouring): map and panels drawn together in one queued call, handled before
+            # this pass paints anything (a timer fires after the map scene's own queued update, which paints the
+            # window at once), so one seek is one repaint of the window instead of one per panel and layout
+            self._seek_queued = True
+            QtCore.QMetaObject.invokeMethod(self, "_flush_seek", QtCore.Qt.ConnectionType.QueuedConnection)
             return
         wait = 0
         if self._paced:
@@ -124,6 +132,7 @@ class DrawController(QtCore.QObject):
         their own event-loop pass right after the map frame; what scrubbing does, so the map answers first).
         """
         self._timer.stop()
+        self._seek_queued = False
         self._last_draw = time.perf_counter()
         s = self.session
         if s.history is None or s.project is None:
@@ -153,6 +162,16 @@ class DrawController(QtCore.QObject):
             self._painted = False
             self._ack_fallback.start(100)
         self.drawn.emit(k)
+
+    @QtCore.Slot()
+    def _flush_seek(self) -> None:
+        """The queued redraw of :meth:`schedule_redraw` while paused: the map and the panels now, then the layouts
+        their new texts asked for (before the window is painted, which would otherwise paint them twice)."""
+        if not self._seek_queued:   # drawn meanwhile (flush_redraw called directly)
+            return
+        self.flush_redraw("later" if self.playing else "now")
+        for _ in range(3):   # a layout asks its parent's in turn (posted then, so not handled in the same call)
+            QtCore.QCoreApplication.sendPostedEvents(None, QtCore.QEvent.Type.LayoutRequest)
 
     def scene_at(self, k: int) -> Any:
         """The scene of state ``k`` as the map draws it (colours, selection, paths, field of view); exports use it."""
@@ -254,4 +273,5 @@ class DrawController(QtCore.QObject):
     def stop(self) -> None:
         """Closing: no more redraws."""
         self._timer.stop()
+        self._seek_queued = False
         self._ack_fallback.stop()
