@@ -22,6 +22,7 @@ Sources — the explanation is the one the simulation recorded, never re-derived
 """
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -33,6 +34,9 @@ from ..sim.episode import FIRED_FORCED
 from ..world import AgentTable, WorldSnapshot
 from .colouring import NOT_DECIDED, detailed_type
 from .overrides import active_intervention, overrides_at  # noqa: F401  (re-exported)
+
+#: View tables an inspector keeps (:meth:`Inspector.view_rows`): a few hundred small tuples.
+VIEW_CACHE_SIZE = 256
 
 #: Where each part of a report comes from, as the dock says it.
 RECORDED_NOTE = "from the recorded episode: the clause and witness the simulation used"
@@ -101,6 +105,7 @@ class Inspector:
         self.config = config
         self._grounder = None
         self._program = None
+        self._views: OrderedDict[tuple, tuple[tuple[ViewRow, ...], Any]] = OrderedDict()   # view_rows
 
     @property
     def program(self):
@@ -204,7 +209,23 @@ class Inspector:
 
     def view_rows(self, snap, agent: int, firing=None, seed: int = 0) -> tuple[ViewRow, ...]:
         """The true-predicates table of ``agent``'s view of ``snap``, re-grounded for that view only;
-        ``firing`` = (clause, agent, witness) of the recorded firing, whose proven coins are kept."""
+        ``firing`` = (clause, agent, witness) of the recorded firing, whose proven coins are kept.
+
+        Kept for the last :data:`VIEW_CACHE_SIZE` views asked for (scrubbing back and forth shows the same states
+        again), by what they are computed from — the state's agents, positions and headings, the agent, the
+        firing and the seed — so a branch, a new recording or an edited agent can never be served a stale table."""
+        key = _view_key(snap, agent, firing, seed)
+        hit = self._views.get(key)
+        if hit is not None:
+            self._views.move_to_end(key)
+            return hit[0]
+        rows = self._view_rows(snap, agent, firing, seed)
+        self._views[key] = (rows, firing)   # (the firing's clause is kept alive: the key holds its id)
+        while len(self._views) > VIEW_CACHE_SIZE:
+            self._views.popitem(last=False)
+        return rows
+
+    def _view_rows(self, snap, agent: int, firing, seed: int) -> tuple[ViewRow, ...]:
         sub, members = view_world(self.grounder, snap, agent)
         local = {int(a): i for i, a in enumerate(members)}
         proven = self._proven_coins(*firing, sub, local) if firing is not None else {}
@@ -217,6 +238,16 @@ class Inspector:
             return None
         e = active_intervention(episode.meta, k, agent)
         return None if e is None else ACTION_NAMES[int(e["action"])]
+
+
+def _view_key(snap, agent: int, firing, seed: int) -> tuple:
+    """What a view table is computed from (see :meth:`Inspector.view_rows`), as a hashable key."""
+    a = snap.agents
+    who = (a.names, np.asarray(a.kinds).tobytes(), np.asarray(a.priorities).tobytes(),
+           tuple((c, np.asarray(v).tobytes()) for c, v in sorted(a.concepts.items())))
+    fired = None if firing is None else (id(firing[0]), int(firing[1]), np.asarray(firing[2]).tobytes())
+    return (int(agent), int(seed), fired, np.asarray(snap.positions).tobytes(), np.asarray(snap.headings).tobytes(),
+            who)
 
 
 def view_world(grounder, snap, agent: int) -> tuple[WorldSnapshot, np.ndarray]:

@@ -67,3 +67,46 @@ def test_only_the_shown_view_is_grounded(crowded, monkeypatch):
         sizes.append(len(r.view))
     assert grounded == sizes            # one grounding per report, of exactly the agents the table lists
     assert max(sizes) < len(ep.agents)
+
+
+def test_view_tables_are_kept_and_never_served_stale(crowded, monkeypatch):
+    """A view shown again (scrubbing back) is not grounded again; a view of other positions, headings, agents
+    (an edited concept), another regrounding seed or another agent is, and equals a fresh inspector's."""
+    from core.world import AgentTable, WorldSnapshot
+
+    cfg, ep = crowded
+    grounded: list[int] = []
+    ground = Grounder.ground
+
+    def spy(self, snapshot, *args, **kwargs):
+        grounded.append(len(snapshot))
+        return ground(self, snapshot, *args, **kwargs)
+
+    monkeypatch.setattr(Grounder, "ground", spy)
+    snap = ep.snapshot(6)
+    probe = Inspector(cfg)
+    a = max(range(len(ep.agents)), key=lambda i: len(probe.view_rows(snap, i)))   # a view with others in it
+    ins = Inspector(cfg)
+    first = ins.view_rows(snap, a)
+    n = len(grounded)
+    assert ins.view_rows(ep.snapshot(6), a) == first and len(grounded) == n   # same state again: kept
+    others = [i for i, r in enumerate(first) if i][0]
+    moved = np.array(snap.positions)
+    moved[first[others].agent] = moved[a]                                 # another agent moved next to it
+    turned = np.array(snap.headings)
+    turned[a] = (turned[a] + 1) % 4
+    ag = snap.agents
+    concepts = {c: np.array(v) for c, v in ag.concepts.items()}
+    name = sorted(concepts)[0]
+    concepts[name][first[others].agent] = ~concepts[name][first[others].agent]
+    edited = AgentTable(ag.names, np.array(ag.kinds), np.array(ag.priorities), concepts)
+    changed = [WorldSnapshot(6, ag, moved, snap.headings), WorldSnapshot(6, ag, snap.positions, turned),
+               WorldSnapshot(6, edited, snap.positions, snap.headings), ep.snapshot(7)]
+    for other in changed:
+        n = len(grounded)
+        assert ins.view_rows(other, a) == Inspector(cfg).view_rows(other, a)
+        assert len(grounded) == n + 2                                      # grounded anew (and by the fresh one)
+    n = len(grounded)
+    ins.view_rows(snap, a, seed=1)
+    ins.view_rows(snap, (a + 1) % len(ep.agents))
+    assert len(grounded) == n + 2
