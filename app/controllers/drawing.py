@@ -128,8 +128,9 @@ class DrawController(QtCore.QObject):
     def flush_redraw(self, panels: str = "now") -> None:
         """Draw the current state now (the redraw timer calls this; benchmarks and tests may too).
 
-        ``panels``: refresh the inspector and statistics ``"now"`` (tests, explicit calls) or ``"later"`` (in
-        their own event-loop pass right after the map frame; what scrubbing does, so the map answers first).
+        ``panels``: refresh the inspector and statistics ``"now"`` (a paused seek, tests, explicit calls) or
+        ``"later"`` (in their own event-loop pass right after the map frame, so the map answers first: what the
+        redraw timer does while playing).
         """
         self._timer.stop()
         self._seek_queued = False

@@ -65,3 +65,24 @@ def test_stepping_through_the_timeline_does_not_re_lay_out_the_window(studio, qt
         counted += spy.count
     assert win.status_labels.step_label.text() == f"Step 5 / {win.num_steps}"
     assert counted == 0
+
+
+def test_a_paused_seek_is_drawn_in_one_pass(studio, qtbot):
+    """A step chosen while paused: the map, inspector and statistics are all redrawn before the window is painted
+    (app/controllers/drawing.py), so the first paint of the map already comes with the panels of that step and the
+    map is painted once per seek."""
+    win = studio
+    win.resize(1440, 900)
+    simulate(qtbot, win, 12)
+    win.select_agent(0)
+    win.set_cursor(12)
+    qtbot.waitUntil(lambda: win.inspector.report is not None and win.inspector.report.step == 12, timeout=WAIT)
+    qtbot.wait(200)
+    seen: list[tuple[int, int]] = []
+    win.map.painted.connect(lambda: seen.append((win.inspector.report.step, win.stats._cursor)))
+    for k in (3, 9, 5):
+        seen.clear()
+        win.timeline.stepRequested.emit(k)           # what a click on the timeline asks for
+        qtbot.waitUntil(lambda k=k: bool(seen) and win.inspector.report.step == k, timeout=WAIT)
+        qtbot.wait(100)
+        assert seen == [(k, k)]
