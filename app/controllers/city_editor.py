@@ -384,6 +384,8 @@ class CityEditorController(QtCore.QObject):
         self.host.window.status(f"Exported the city to {path}", 8000)
 
     def shutdown(self, wait_ms: int) -> bool:
+        if self.on:     # put the tool down: its event filter on the map must not outlive the closing window
+            self.set_mode(False)
         return True
 
 
