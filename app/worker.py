@@ -317,6 +317,10 @@ class SimWorker(QtCore.QObject):
         while len(self._stash) > STASH:
             del self._stash[next(iter(self._stash))]
 
+    @QtCore.Slot()
+    def forget_stash(self) -> None:
+        self._stash.clear()
+
     @QtCore.Slot(int, int, int)
     def unstash(self, gen: int, key: int, k: int) -> None:
         """Continue the simulation kept under ``key`` from its state ``k`` (where the recording the GUI shows again
@@ -471,6 +475,7 @@ class SimController(QtCore.QObject):
     _reset_scene = QtCore.Signal(int, object, object, int, int)
     _stash = QtCore.Signal(int, object)
     _unstash = QtCore.Signal(int, int, int)
+    _forget_stash = QtCore.Signal()
 
     def __init__(self, parent: QtCore.QObject | None = None, runner: JobRunner | None = None) -> None:
         super().__init__(parent)
@@ -490,6 +495,7 @@ class SimController(QtCore.QObject):
         self._reset_scene.connect(self.worker.reset_scene)
         self._stash.connect(self.worker.stash)
         self._unstash.connect(self.worker.unstash)
+        self._forget_stash.connect(self.worker.forget_stash)
         self.worker.failed.connect(self._on_failed)
         self.service: ServiceHandle = self.runner.start_service(
             self.worker, kind="simulation-worker", on_stop=self._shutdown.emit,
@@ -553,6 +559,10 @@ class SimController(QtCore.QObject):
     def stash(self, key: int, interventions) -> None:
         """The worker keeps its simulation under ``key`` (see SimWorker.stash)."""
         self._stash.emit(int(key), list(interventions))
+
+    def forget_stash(self) -> None:
+        """The kept simulations are no longer needed (the undo history was cleared: another project)."""
+        self._forget_stash.emit()
 
     def unstash(self, key: int, k: int) -> int:
         """Continue the simulation kept under ``key`` from state ``k``; answered by ``synced`` (-1: not kept)."""

@@ -8,7 +8,8 @@ other; the dock only shows what the session holds (it redraws on the ``agents`` 
 Apply (core/studio/apply.py) is refused while Problems lists errors, and says why in the dock, the status line and
 by showing the Problems panel. "From step 0" is the playback's reset with the edited config; "branch here" starts
 a new recording from the shown state with the edited agents (the playback's rules: asks first, refused for a
-read-only replay or while a loaded episode is still re-simulated).
+read-only replay or while a loaded episode is still re-simulated). Each Apply is one undoable command
+(core/studio/apply_command.py): Edit ▸ Undo shows the recording from before it again, Redo the applied one.
 """
 from __future__ import annotations
 

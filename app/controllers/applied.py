@@ -33,10 +33,16 @@ class AppliedRecordings:
 
     def init_recordings(self) -> None:
         self.session.events.restored.connect(self._on_restored)
+        self.session.stack.events.cleared.connect(lambda e: self._forget())
         #: id(recording) -> (recording, key of the worker's simulation that made it)
         self._stashed: dict[int, tuple[Any, int]] = {}
         self._stash_keys = itertools.count(1)
         self.restoring = False      # the worker continues (or re-simulates) a recording undo/redo showed again
+
+    def _forget(self) -> None:
+        """No Apply can be undone any more (another project): the kept simulations go."""
+        self._stashed.clear()
+        self.sim.forget_stash()
 
     def launch(self, config: Any, previous: Any) -> None:
         """An Apply: keep the simulation of the ``previous`` recording for an undo, then simulate ``config`` from

@@ -327,3 +327,59 @@ def test_duplicate_type_box_goal_on_map_random_and_the_file_buttons(studio, qtbo
     monkeypatch.setattr(QtWidgets.QFileDialog, "getOpenFileName", lambda *a, **k: (str(out), ""))
     qtbot.mouseClick(panel.import_, Qt.MouseButton.LeftButton)                        # Import…
     assert win.session.project.config.agents == exported and panel.model.rowCount() == n + 1
+
+
+def test_a_duplicate_name_and_a_start_on_a_building_made_in_the_dock_are_errors_in_problems(studio, qtbot):
+    win = studio
+    ctl, panel = editor(win, qtbot)
+    agents = win.session.project.config.agents.agents
+    row = first_car(win)
+    other = next(a.name for i, a in enumerate(agents) if a.kind is Kind.CAR and i != row)
+    panel.select_rows([row])
+    index = panel.model.index(row, 1)
+    panel.table.setFocus()
+    panel.table.setCurrentIndex(index)
+    qtbot.keyClick(panel.table, Qt.Key.Key_F2)                              # rename it to another car's name
+    qtbot.waitUntil(lambda: isinstance(QtWidgets.QApplication.focusWidget(), QtWidgets.QLineEdit), timeout=WAIT)
+    line = QtWidgets.QApplication.focusWidget()
+    line.selectAll()
+    qtbot.keyClicks(line, other)
+    qtbot.keyClick(line, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: win.session.project.config.agents.agents[row].name == other, timeout=WAIT)
+    panel.select_rows([row])
+    qtbot.mouseClick(panel.pick_start, Qt.MouseButton.LeftButton)
+    vp = win.map.viewport()
+    qtbot.mouseClick(vp, Qt.MouseButton.LeftButton, pos=win.map.tools.viewport_pos_of_cell(20, 20))   # a building
+    qtbot.waitUntil(lambda: win.session.project.config.agents.agents[row].start == (20, 20), timeout=WAIT)
+    qtbot.keyClick(win.map, Qt.Key.Key_Escape)
+    problems = [p for p in win.features["problems"].refresh_now() if p.source == "agents" and p.is_error]
+    assert any(f"{other}: duplicate name" in p.message for p in problems), [p.message for p in problems]
+    assert any("(20, 20)" in p.message for p in problems), [p.message for p in problems]
+    assert panel.model.index(row, 1).data(Qt.ItemDataRole.ToolTipRole).startswith("error:")
+    gen = win.controller.gen
+    win.answers["reset"] = "reset"
+    qtbot.keyClick(win, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)     # Apply is refused
+    assert win.controller.gen == gen and panel.refusal.isVisible()
+
+
+def test_undo_of_apply_re_simulates_the_old_recording_when_its_simulation_is_not_kept(studio, qtbot, monkeypatch):
+    """The worker keeps no simulation (STASH 0): undo re-simulates the recording from before the Apply with the
+    city and agents that made it (not the edited ones), so it continues exactly as the unedited run."""
+    from tests.support.studio import default_config, run_sim
+
+    monkeypatch.setattr("app.worker.STASH", 0)
+    win = studio
+    ctl, panel = editor(win, qtbot)
+    simulate(qtbot, win, 8)
+    old, steps = win.history, win.num_steps
+    ctl.run(A.delete(win.session, ctl.tab, [0]))                  # the edited set differs from the recording's
+    win.answers["reset"] = "reset"
+    ctl.apply_action.trigger()
+    qtbot.waitUntil(lambda: win.history is not old and not win.syncing, timeout=WAIT)
+    assert len(win.history.agents) == len(old.agents) - 1
+    win.actions_by_name["undo"].trigger()
+    assert win.history is old
+    qtbot.waitUntil(lambda: not win.syncing and win.playback.sim_steps == steps, timeout=WAIT)
+    simulate(qtbot, win, steps + 3)
+    ref = run_sim(default_config(), seed=win.session.project.seed, steps=win.num_steps).buffer
+    assert np.array_equal(win.history.array("positions"), ref.array("positions"))
