@@ -266,3 +266,35 @@ def test_tool_keys_brush_snapping_preview_and_the_city_menu(qtbot, win, tmp_path
     monkeypatch.setattr(QtWidgets.QFileDialog, "getOpenFileName", lambda *a, **k: (str(out), ""))
     ed.import_action.trigger()
     assert cfg.city.shape == (113, 103) and stack.undo_text() == "Import city exported.yaml"
+
+
+def test_edited_city_and_agents_save_and_reopen_equal(qtbot, win, tmp_path, monkeypatch):
+    """A stroke and an agent edit, File ▸ Save project as… (Ctrl+Shift+S), then the saved project opened in a new
+    window: the same city, layer for layer, and the same agents."""
+    from PySide6 import QtWidgets
+
+    from core.codes import Kind
+    from core.studio import agent_sets as A
+
+    ed = win.features["city_editor"]
+    qtbot.keyClick(win, Qt.Key.Key_E)
+    win.map.vb.setRange(QtCore.QRectF(0, 0, 60, 60), padding=0)
+    qtbot.wait(50)
+    qtbot.keyClick(win, Qt.Key.Key_1)                               # a House stroke
+    _stroke(qtbot, win, [(13, 20), (13, 30)])
+    assert ed.tool_key == "House" and win.session.stack.count == 1
+    car = next(i for i, a in enumerate(win.session.project.config.agents) if a.kind is Kind.CAR)
+    win.features["agent_editor"].run(A.edit(win.session, "agents", [car], priority=5))   # as the dock does
+    city, aset = win.session.project.config.city, win.session.project.config.agents
+    root = tmp_path / "edited"
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getExistingDirectory", lambda *a, **k: str(root))
+    qtbot.keyClick(win, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    qtbot.waitUntil(lambda: (root / "project.yaml").exists() and not win.session.modified, timeout=60_000)
+    other = open_window(qtbot, tmp_path / "s2.ini", root)
+    try:
+        cfg = other.session.project.config
+        assert cfg.agents == aset
+        for layer in ("building", "street", "drivable", "walkable"):
+            assert np.array_equal(getattr(cfg.city, layer), getattr(city, layer)), layer
+    finally:
+        close_window(other)
