@@ -383,3 +383,21 @@ def test_undo_of_apply_re_simulates_the_old_recording_when_its_simulation_is_not
     simulate(qtbot, win, steps + 3)
     ref = run_sim(default_config(), seed=win.session.project.seed, steps=win.num_steps).buffer
     assert np.array_equal(win.history.array("positions"), ref.array("positions"))
+
+
+def test_apply_is_refused_on_a_read_only_replay(studio, qtbot, tmp_path):
+    """An episode file opened on its own is a read-only replay: Ctrl+Return and Ctrl+Shift+Return refuse and say
+    why; nothing is pushed on the undo stack."""
+    from tests.support.studio import default_config, run_sim
+
+    win = studio
+    ep = run_sim(default_config(), seed=3, steps=6).buffer.save(tmp_path / "ep.npz")
+    assert win.open_path(ep, ask_save=False)
+    qtbot.waitUntil(lambda: win.session.read_only is not None and win.history is not None, timeout=WAIT)
+    ctl, panel = editor(win, qtbot)
+    gen, history = win.controller.gen, win.history
+    for mods in (Qt.KeyboardModifier.ControlModifier,
+                 Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier):
+        qtbot.keyClick(win, Qt.Key.Key_Return, mods)
+        assert win.controller.gen == gen and win.history is history and win.session.stack.count == 0
+        assert panel.refusal.isVisible() and "read-only replay" in panel.refusal.text()
