@@ -45,10 +45,11 @@ class GlyphBatch(_ExtentItem):
     """Glyphs of a fixed screen size (pixels) centred on data points, one style (symbol path, size, brush; one pen
     for all) per point."""
 
-    def __init__(self, pen: QtGui.QPen, symbols: list[QtGui.QPainterPath]) -> None:
+    def __init__(self, pen: QtGui.QPen, symbols: list[QtGui.QPainterPath], hollow: bool = False) -> None:
         super().__init__()
         self.pen = pen
         self.symbols = symbols           # indexed by the ``symbol`` array of setData
+        self.hollow = hollow             # outlines only (no brush: a selection ring, marks around glyphs)
         self._atlas = SymbolAtlas()
         self._coords: dict[tuple[int, int, float], tuple[int, int, int, int]] = {}
         self._brushes: dict[int, QtGui.QBrush] = {}
@@ -99,7 +100,7 @@ class GlyphBatch(_ExtentItem):
         k = (sym, packed, size)
         rect = self._coords.get(k)
         if rect is None:
-            brush = self._brushes.get(packed)
+            brush = QtGui.QBrush(QtCore.Qt.BrushStyle.NoBrush) if self.hollow else self._brushes.get(packed)
             if brush is None:
                 brush = self._brushes[packed] = QtGui.QBrush(QtGui.QColor(packed >> 16, (packed >> 8) & 255,
                                                                           packed & 255))

@@ -16,6 +16,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from core.view.labels import LABEL_MIN_PPC, declutter, label_text, priority_order
 
+from .map_glyphs import GlyphBatch
+
 #: How far (cells) a glyph reaches above its cell centre; labels sit above it.
 GLYPH_REACH = 2.6
 WITNESS_RGB = (0, 229, 255)
@@ -112,12 +114,14 @@ class WitnessOverlay:
         pen = pg.mkPen(*WITNESS_RGB, width=2.5, style=QtCore.Qt.PenStyle.DashLine)
         self.line = pg.PlotCurveItem(pen=pen, connect="pairs")
         self.line.setZValue(10)
-        self.ring = pg.ScatterPlotItem(pxMode=True, symbol="o", size=20, pen=pg.mkPen(*WITNESS_RGB, width=3),
-                                       brush=pg.mkBrush(None))
+        # the rings as an outline batch: the same pixels as a hollow scatter, a fraction of its cost per paint
+        self.ring = GlyphBatch(pg.mkPen(*WITNESS_RGB, width=3), [pg.graphicsItems.ScatterPlotItem.Symbols["o"]],
+                               hollow=True)
         self.ring.setZValue(10)
         for it in (self.line, self.ring):
             it.setVisible(False)
-            view_box.addItem(it)
+        view_box.addItem(self.line)
+        view_box.addItem(self.ring, ignoreBounds=True)
         self.agents: tuple[int, ...] = ()
         self._key: tuple | None = None    # what is drawn now (selected, witnesses, their positions)
         view_box.sigRangeChanged.connect(lambda *a: self._resize())
@@ -128,7 +132,7 @@ class WitnessOverlay:
 
     def _resize(self) -> None:
         if self.agents:
-            self.ring.setSize(self._ring_px())
+            self.ring.set_sizes(self._ring_px())
 
     def show(self, positions: np.ndarray, selected: int | None, witnesses: Sequence[int]) -> None:
         """Mark ``witnesses`` (agent indices into ``positions``) and link each to ``selected``."""
@@ -149,7 +153,13 @@ class WitnessOverlay:
         pairs[0::2] = sxy
         pairs[1::2] = wxy
         self.line.setData(pairs[:, 0], pairs[:, 1], connect="pairs")
-        self.ring.setData(pos=wxy, size=self._ring_px())
+        limits = self.vb.state["limits"]   # the batch draws within the view's pan limits (the city's, map_view)
+        (x0, x1), (y0, y1) = limits["xLimits"], limits["yLimits"]
+        if None in (x0, x1, y0, y1):
+            lo, hi = np.minimum(wxy.min(axis=0), sxy) - 64, np.maximum(wxy.max(axis=0), sxy) + 64
+            (x0, y0), (x1, y1) = lo, hi
+        self.ring.set_extent(QtCore.QRectF(x0, y0, x1 - x0, y1 - y0))
+        self.ring.setData(wxy[:, 0], wxy[:, 1], 0, self._ring_px(), np.zeros((len(wxy), 3), np.uint8))
         self.line.setVisible(True)
         self.ring.setVisible(True)
 

@@ -34,6 +34,7 @@ SELECT_SIZE = 9.0
 MARK_SIZE = 11.0
 FORCED_SIZE = 7.0     # cells: the diamond around an agent whose action is forced by the user
 GOAL_SIZE = 4.0
+_NO_RGB = np.zeros((1, 3), np.uint8)   # outline batches take no colour
 
 
 def _car_path(oriented: bool) -> QtGui.QPainterPath:
@@ -142,12 +143,13 @@ class MapView(pg.GraphicsView):
         # every agent glyph in one blit (widgets/map_glyphs.py); getData() gives the glyph centres
         self.agent_item = GlyphBatch(pg.mkPen(20, 20, 20, width=1.2), [self._symbols[k] for k in self._symbol_keys])
         self.agent_item.setZValue(8)
-        self.select_item = pg.ScatterPlotItem(pxMode=True, symbol="o", size=20,
-                                              pen=pg.mkPen(255, 235, 59, width=3), brush=pg.mkBrush(None))
+        # rings and marks around glyphs: outline batches (a pyqtgraph scatter of one or a few spots cost ~1 ms a
+        # frame in bounds and paint; widgets/map_glyphs.py draws the same pixels)
+        symbol = pg.graphicsItems.ScatterPlotItem.Symbols
+        self.select_item = GlyphBatch(pg.mkPen(255, 235, 59, width=3), [symbol["o"]], hollow=True)
         self.select_item.setZValue(9)
         # agents marked as a group (a gridlock's, by set_marked): magenta squares around their glyphs
-        self.mark_item = pg.ScatterPlotItem(pxMode=True, symbol="s", size=22, pen=pg.mkPen(225, 40, 235, width=3),
-                                            brush=pg.mkBrush(None))
+        self.mark_item = GlyphBatch(pg.mkPen(225, 40, 235, width=3), [symbol["s"]], hollow=True)
         self.mark_item.setZValue(9)
         self.mark_item.setVisible(False)
         self.marked = np.zeros(0, np.int64)
@@ -158,13 +160,13 @@ class MapView(pg.GraphicsView):
         # agents whose action at the shown state is forced by the user: a dashed diamond in the timeline's
         # 'forced' marker colour (core/sim/events.py), so an override never looks like a rule's decision
         pen = pg.mkPen(*FORCED_MARK_COLOUR, width=2.5, style=QtCore.Qt.PenStyle.DashLine)
-        self.forced_item = pg.ScatterPlotItem(pxMode=True, symbol="d", size=14, pen=pen, brush=pg.mkBrush(None))
+        self.forced_item = GlyphBatch(pen, [symbol["d"]], hollow=True)
         self.forced_item.setZValue(9)
         self.forced_item.setVisible(False)
-        self.vb.addItem(self.forced_item)
-        for it in (self.map_item, self.inter_item, self.icon_item, self.fov_item, self.select_item, self.mark_item):
+        for it in (self.map_item, self.inter_item, self.icon_item, self.fov_item):
             self.vb.addItem(it)
-        for it in (self.path_item, self.sel_path, self.goal_item, self.agent_item):
+        for it in (self.forced_item, self.path_item, self.sel_path, self.goal_item, self.agent_item,
+                   self.select_item, self.mark_item):
             self.vb.addItem(it, ignoreBounds=True)
         self.show_paths = "all"
         self.show_goals = True
@@ -194,7 +196,8 @@ class MapView(pg.GraphicsView):
         self.vb.setLimits(xMin=-city.width * 0.5, xMax=city.width * 1.5, yMin=-city.height * 0.5,
                           yMax=city.height * 1.5, minXRange=8, minYRange=8)
         extent = QtCore.QRectF(-city.width * 0.5, -city.height * 0.5, city.width * 2.0, city.height * 2.0)
-        for it in (self.path_item, self.sel_path, self.goal_item, self.agent_item):   # all they draw: in the limits
+        for it in (self.path_item, self.sel_path, self.goal_item, self.agent_item, self.select_item, self.mark_item,
+                   self.forced_item):   # all they draw: in the limits
             it.set_extent(extent)
         self.fit()
 
@@ -251,9 +254,9 @@ class MapView(pg.GraphicsView):
             self.agent_item.set_sizes(self._px(self._sizes_cells, 7.0))
         if len(self._goal_cells):
             self.goal_item.set_sizes(self._px(self._goal_cells, 7.0))
-        self.select_item.setSize(float(self._px(np.array([SELECT_SIZE]), 16.0)[0]))
-        self.mark_item.setSize(float(self._px(np.array([MARK_SIZE]), 18.0)[0]))
-        self.forced_item.setSize(float(self._px(np.array([FORCED_SIZE]), 14.0)[0]))
+        self.select_item.set_sizes(self._px(np.array([SELECT_SIZE]), 16.0)[0])
+        self.mark_item.set_sizes(self._px(np.array([MARK_SIZE]), 18.0)[0])
+        self.forced_item.set_sizes(self._px(np.array([FORCED_SIZE]), 14.0)[0])
 
     # ---- frames ----------------------------------------------------------------------------------------------
     def _path_pen(self, rgb) -> QtGui.QPen:
@@ -301,7 +304,8 @@ class MapView(pg.GraphicsView):
             self.goal_item.setVisible(False)
         self._goals_key = goals_key
         if sel is not None:
-            self.select_item.setData(pos=xy[sel:sel + 1], size=float(self._px(np.array([SELECT_SIZE]), 16.0)[0]))
+            self.select_item.setData(xy[sel:sel + 1, 0], xy[sel:sel + 1, 1], 0,
+                                     self._px(np.array([SELECT_SIZE]), 16.0), _NO_RGB)
             self.select_item.setVisible(True)
         else:
             self.select_item.setVisible(False)
@@ -316,7 +320,8 @@ class MapView(pg.GraphicsView):
         fxy = xy[forced] if len(forced) else None
         forced_key = None if fxy is None else fxy.tobytes()
         if forced_key is not None and forced_key != self._forced_key:   # usually none, or the same as last frame
-            self.forced_item.setData(pos=fxy, size=float(self._px(np.array([FORCED_SIZE]), 14.0)[0]))
+            self.forced_item.setData(fxy[:, 0], fxy[:, 1], 0, self._px(np.array([FORCED_SIZE]), 14.0)[0],
+                                     np.zeros((len(fxy), 3), np.uint8))
         self._forced_key = forced_key
         if self.forced_item.isVisible() != (forced_key is not None):
             self.forced_item.setVisible(forced_key is not None)
@@ -363,8 +368,8 @@ class MapView(pg.GraphicsView):
         key = pos.tobytes()
         if key != self._marked_key:   # a gridlock's agents stand still: the same marks frame after frame
             self._marked_key = key
-            self.mark_item.setData(x=pos[:, 1] + 0.5, y=pos[:, 0] + 0.5,
-                                   size=float(self._px(np.array([MARK_SIZE]), 18.0)[0]))
+            self.mark_item.setData(pos[:, 1] + 0.5, pos[:, 0] + 0.5, 0, self._px(np.array([MARK_SIZE]), 18.0)[0],
+                                   np.zeros((len(pos), 3), np.uint8))
         self.mark_item.setVisible(True)
 
     def show_cells(self, cells, margin: float = 12.0) -> None:

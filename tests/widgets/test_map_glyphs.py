@@ -62,6 +62,31 @@ def test_glyph_batch_draws_what_the_scatter_drew(qtbot):
     assert (_pixels(v_new) != b).any()
 
 
+@pytest.mark.parametrize("symbol, dashed", [("o", False), ("s", False), ("d", True)])
+def test_hollow_glyph_batch_draws_what_the_hollow_scatter_drew(qtbot, symbol, dashed):
+    """The selection ring, the gridlock marks and the forced diamond (outlines, no brush) as the scatter drew them."""
+    import pyqtgraph as pg
+    from PySide6 import QtCore
+
+    from widgets.map_glyphs import GlyphBatch
+
+    (v_old, vb_old), (v_new, vb_new) = _pair(qtbot)
+    style = QtCore.Qt.PenStyle.DashLine if dashed else QtCore.Qt.PenStyle.SolidLine
+    pen = pg.mkPen(255, 235, 59, width=3, style=style)
+    x, y = np.array([4.5, 12.5, 20.5]), np.array([5.5, 11.5, 17.5])
+    old = pg.ScatterPlotItem(pxMode=True, symbol=symbol, size=20, pen=pen, brush=pg.mkBrush(None))
+    old.setData(pos=np.column_stack([x, y]), size=23.5)
+    vb_old.addItem(old)
+    new = GlyphBatch(pen, [pg.graphicsItems.ScatterPlotItem.Symbols[symbol]], hollow=True)
+    new.setData(x, y, 0, 23.5, np.zeros((3, 3), np.uint8))
+    vb_new.addItem(new, ignoreBounds=True)
+    a, b = _pixels(v_old), _pixels(v_new)
+    assert (a != b).any(axis=2).sum() == 0
+    inside = a[int(vb_old.mapViewToScene(QtCore.QPointF(12.5, 11.5)).y()),
+               int(vb_old.mapViewToScene(QtCore.QPointF(12.5, 11.5)).x())]
+    assert (a != _pixels_of_empty(qtbot)).any() and tuple(inside) == (40, 44, 52)   # drawn, and hollow
+
+
 def _pixels_of_empty(qtbot) -> np.ndarray:
     (v, _vb), _ = _pair(qtbot)
     return _pixels(v)
