@@ -84,6 +84,7 @@ class EpisodeView:
 
     meta: dict[str, Any]
     _agents: AgentTable
+    _base_concepts: tuple | None = None   # (agent table, concept names, its concepts [N, C]) for agents_at
 
     def _a(self, name: str) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -123,8 +124,13 @@ class EpisodeView:
         pr = np.asarray(self._a("priorities")[k], dtype=np.int32)
         cs = np.asarray(self._a("concepts")[k], dtype=bool)
         base = self._agents
-        if np.array_equal(pr, base.priorities) and all(
-                np.array_equal(cs[:, j], base.concepts[c]) for j, c in enumerate(self.concept_names)):
+        names = self.concept_names
+        held = self._base_concepts   # the base table's concepts as one [N, C] array: one comparison, not C
+        if held is None or held[0] is not base or held[1] != names:
+            stacked = np.stack([np.asarray(base.concepts[c], bool) for c in names], axis=1) if names else \
+                np.zeros((len(base), 0), bool)
+            held = self._base_concepts = (base, names, stacked)
+        if np.array_equal(pr, base.priorities) and np.array_equal(cs[:, :len(names)], held[2]):
             return base
         return AgentTable(base.names, base.kinds.copy(), pr.copy(),
                           {c: cs[:, j].copy() for j, c in enumerate(self.concept_names)})

@@ -51,6 +51,21 @@ def test_round_trip(tmp_path):
         assert np.array_equal(z["positions"], buf.array("positions"))
 
 
+def test_agents_at_is_the_base_table_unless_the_state_changed_it():
+    buf = make_buffer()
+    assert buf.agents_at(2) is buf.agents and buf.agents_at(4) is buf.agents
+    base = buf.agents
+    concepts = {c: np.array(v) for c, v in base.concepts.items()}
+    concepts["bus"][1] = True                                   # an edited concept from state 3 on
+    buf.set_state_agents(3, AgentTable(base.names, np.array(base.kinds), np.array(base.priorities), concepts))
+    edited = buf.agents_at(3)
+    assert edited is not base and edited.concepts["bus"][1] and not base.concepts["bus"][1]
+    assert buf.agents_at(2) is base                             # the states before keep the base table
+    buf.set_state_agents(4, AgentTable(base.names, np.array(base.kinds), np.array(base.priorities)[::-1].copy(),
+                                       dict(base.concepts)))
+    assert list(buf.agents_at(4).priorities) == list(base.priorities)[::-1]   # priorities alone differ
+
+
 def test_arrays_are_memory_mapped(tmp_path):
     ep = load_episode(make_buffer().save(tmp_path / "ep.npz"))
     assert isinstance(ep.array("positions"), np.memmap)
