@@ -13,7 +13,9 @@ Who changes what:
 * *Navigation* (cursor, selection) and *view options* that are not saved with the project (planned paths, follow,
   icon art, overlays) are set directly; undoing a scrub would only get in the way.
 * *The recording* grows from the simulation (:meth:`record`) and is cut by a branch (:meth:`truncate`); these
-  are unsaved changes but not undoable (the simulation cannot run backwards).
+  are unsaved changes but not undoable (the simulation cannot run backwards). An *Apply* of the editors, which
+  replaces the recording, is a command (core/studio/apply_command.py): its undo puts the earlier recording back
+  whole (:meth:`Session.recording`, :meth:`Session.restore_recording`).
 
 Events (``session.events.<name>``, each callback gets an :class:`~core.studio.events.Event`):
 ``project`` (a project was opened), ``history`` (a new recording: reset, load), ``recorded`` (value = steps now,
