@@ -53,3 +53,32 @@ def test_branch_with_an_added_agent_keeps_the_old_recording(studio, qtbot, tmp_p
     texts = [info.saved.item(i).text() for i in range(info.saved.count())]
     assert texts[0].startswith("main before branch at step 6") and texts[1].startswith("● main")
     assert "branched at step 6" in texts[1]
+
+
+def test_undo_of_the_branch_forgets_the_kept_recording(studio, qtbot, tmp_path):
+    """Ctrl+Shift+Return with an added agent, then Ctrl+Z: the old recording is shown again (and continued), so the
+    next save writes it as the project's only episode; Redo keeps it for the save again."""
+    import numpy as np
+
+    win = studio
+    ctl = win.features["agent_editor"]
+    simulate(qtbot, win, 10)
+    old, t_old = win.history, win.num_steps
+    win.set_cursor(6)
+    qtbot.mouseClick(ctl.panel.add_car, Qt.MouseButton.LeftButton)
+    win.answers["apply_branch"] = "branch"
+    qtbot.keyClick(win, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    qtbot.waitUntil(lambda: win.history is not old and not win.syncing, timeout=WAIT)
+    assert [name for name, _ in win.session.kept] == ["main before branch at step 6"]
+    assert win.undo.undoText() == "Apply edits: new recording from step 6"
+    qtbot.keyClick(win, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)           # Edit ▸ Undo
+    assert win.history is old and win.session.kept == [] and win.session.cursor == 6
+    qtbot.waitUntil(lambda: not win.syncing and win.playback.sim_steps == t_old, timeout=WAIT)
+    folder = tmp_path / "undone"
+    assert win.projects.save_to(folder)
+    (main,) = load_project(folder).episodes
+    assert main.steps == t_old and main.branched_at is None
+    win.actions_by_name["redo"].trigger()                                            # Edit ▸ Redo
+    assert len(win.history.agents) == len(old.agents) + 1 and BRANCH_KEY in win.history.meta
+    assert [name for name, _ in win.session.kept] == ["main before branch at step 6"]
+    assert np.array_equal(win.session.kept[0][1].array("positions"), old.array("positions"))
