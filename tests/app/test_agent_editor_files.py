@@ -77,7 +77,7 @@ def test_split_mode_tabs_in_the_dock(qtbot, settings_path):
         tabs = ctl.panel.tabs
         assert [tabs.tabData(i) for i in range(tabs.count())] == ["train", "val", "test"]
         assert tabs.tabText(0) == "train ●" and not ctl.panel.activate.isEnabled()
-        tabs.setCurrentIndex(1)
+        qtbot.mouseClick(tabs, Qt.MouseButton.LeftButton, pos=tabs.tabRect(1).center())   # the val tab
         assert ctl.tab == "val" and ctl.panel.model.rowCount() == len(A.agent_set(win.session, "val"))
         qtbot.mouseClick(ctl.panel.activate, Qt.MouseButton.LeftButton)
         assert A.active_tab(win.session) == "val" and tabs.tabText(1) == "val ●"
