@@ -46,6 +46,40 @@ def _retitle(box: QtWidgets.QGroupBox, title: str) -> None:
     box.update(0, 0, box.width(), max(band, box.fontMetrics().height()) + 2)
 
 
+class _MeasuredLabel(QtWidgets.QLabel):
+    """A label that measures its size hints once per text and width: at each seek the dock's layout asks every label
+    several times (the grid, then the scroll area), and a word-wrapped rich or selectable label lays its text out
+    again each time; the answers are Qt's own, kept until the text, its format or the font or style change."""
+
+    def __init__(self, text: str = "") -> None:
+        super().__init__(text)
+        self._hints: dict[tuple, object] = {}
+
+    def _measured(self, what: str, width: int, measure):
+        key = (what, width, self.text(), self.textFormat())
+        hint = self._hints.get(key)
+        if hint is None:
+            if len(self._hints) > 64:
+                self._hints.clear()
+            hint = self._hints[key] = measure()
+        return hint
+
+    def sizeHint(self) -> QtCore.QSize:  # noqa: N802 (Qt name)
+        return QtCore.QSize(self._measured("size", -1, super().sizeHint))
+
+    def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802 (Qt name)
+        return QtCore.QSize(self._measured("minimum", -1, super().minimumSizeHint))
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt name)
+        return self._measured("height", width, lambda: super(_MeasuredLabel, self).heightForWidth(width))
+
+    def changeEvent(self, ev: QtCore.QEvent) -> None:  # noqa: N802 (Qt name)
+        if ev.type() in (QtCore.QEvent.Type.FontChange, QtCore.QEvent.Type.StyleChange,
+                         QtCore.QEvent.Type.ContentsRectChange):
+            self._hints.clear()
+        super().changeEvent(ev)
+
+
 class InspectorWidget(QtWidgets.QWidget):
     stepRequested = QtCore.Signal(int)
     agentRequested = QtCore.Signal(int)   # a click on an entity of the view table
@@ -67,7 +101,7 @@ class InspectorWidget(QtWidgets.QWidget):
         shell.addWidget(self.scroll)
         outer = QtWidgets.QVBoxLayout(body)
         outer.setContentsMargins(6, 4, 6, 4)
-        self.title = QtWidgets.QLabel("No agent selected — click an agent on the map")
+        self.title = _MeasuredLabel("No agent selected — click an agent on the map")
         f = self.title.font()
         f.setPointSizeF(f.pointSizeF() + 2)
         f.setBold(True)
@@ -87,7 +121,7 @@ class InspectorWidget(QtWidgets.QWidget):
             for c, key in enumerate(keys):
                 name = QtWidgets.QLabel(key + ":")
                 name.setAlignment(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignTop)
-                lab = QtWidgets.QLabel("—")
+                lab = _MeasuredLabel("—")
                 lab.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
                 lab.setWordWrap(True)   # long texts wrap instead of widening (and re-laying out) the dock
                 lab.setAlignment(QtCore.Qt.AlignmentFlag.AlignLeft | QtCore.Qt.AlignmentFlag.AlignTop)
@@ -101,7 +135,7 @@ class InspectorWidget(QtWidgets.QWidget):
         why_box = self.why_box = QtWidgets.QGroupBox("Why this action")
         wl = QtWidgets.QVBoxLayout(why_box)
         wl.setContentsMargins(6, 4, 6, 4)
-        self.why = QtWidgets.QLabel("—")
+        self.why = _MeasuredLabel("—")
         self.why.setWordWrap(True)
         self.why.setTextFormat(QtCore.Qt.TextFormat.RichText)
         self.why.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -126,6 +160,8 @@ class InspectorWidget(QtWidgets.QWidget):
         for name in ("left", "bottom"):   # the cursor line moves over the axes' grid lines: blit them (stats.py)
             pi.getAxis(name).setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.curve = pg.PlotDataItem(pen=pg.mkPen(90, 90, 90, width=1))
+        # a seek moves only the cursor line over it: the curve is blitted from a cached picture (widgets/stats.py)
+        self.curve.curve.setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.points = pg.ScatterPlotItem(size=5, pen=None)
         self.cursor = pg.InfiniteLine(angle=90, pen=pg.mkPen(230, 160, 0, width=2))
         pi.addItem(self.curve)

@@ -42,3 +42,39 @@ def test_fired_clause_shows_with_its_witness_from_the_recording(inspector, recor
     why = w.why.text()
     assert "Fired:" in why and "Witness:" in why and "Source: from the recorded episode" in why
     assert ep.agents.names[int(witness[k, i, 0])] in why
+
+
+def test_measured_labels_answer_what_a_plain_label_answers(qtbot):
+    """The inspector's labels keep their size hints per text and width (widgets/inspector.py _MeasuredLabel): the
+    same answers as a plain QLabel, measured again after a new text, format or font."""
+    from PySide6 import QtCore, QtGui, QtWidgets
+
+    from widgets.inspector import _MeasuredLabel
+
+    texts = ["<b>Stop</b><br><span style='color:gray'>rules derived: Stop</span>",
+             "Fired: Stop(X) :- CollidingClose(X, Y), Car(Y) — a longer explanation that wraps " * 3, "short"]
+    kept, plain = _MeasuredLabel(), QtWidgets.QLabel()
+    for lab in (kept, plain):
+        lab.setWordWrap(True)
+        lab.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        qtbot.addWidget(lab)
+
+    def same() -> None:
+        for w in (120, 300, 520):
+            assert kept.heightForWidth(w) == plain.heightForWidth(w), w
+        assert kept.sizeHint() == plain.sizeHint() and kept.minimumSizeHint() == plain.minimumSizeHint()
+
+    for fmt in (QtCore.Qt.TextFormat.RichText, QtCore.Qt.TextFormat.PlainText):
+        for t in texts:
+            for lab in (kept, plain):
+                lab.setTextFormat(fmt)
+                lab.setText(t)
+            same()
+            same()                          # asked again: kept, still the same
+    big = QtGui.QFont(kept.font())
+    big.setPointSizeF(big.pointSizeF() * 2)
+    before = kept.heightForWidth(120)
+    for lab in (kept, plain):
+        lab.setFont(big)
+    same()
+    assert kept.heightForWidth(120) > before
