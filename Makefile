@@ -19,8 +19,11 @@ venv: $(STAMP)
 run: $(STAMP)
 	$(PY) main.py $(ARGS)
 
+# The suite runs in one xdist worker process (-n 1: still one test at a time). A test that hangs is ended by the
+# time limits in pyproject.toml with every thread's stack printed; its worker is replaced and that test alone is
+# run once more (--only-rerun matches only a crashed worker, never an ordinary failure).
 test: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q $(PYTEST_ARGS)
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -n 1 --reruns 1 --only-rerun "crashed while running" $(PYTEST_ARGS)
 
 # Loader fuzzing (not part of `make test`, which runs a small fixed-seed slice): >= 10,000 mutated inputs per loader
 # family, reproducers and report in fuzz-out/ (docs/fuzzing.md). E.g. make fuzz FUZZ_ARGS="--inputs 2000 --jobs 2".
