@@ -101,6 +101,8 @@ class MapView(pg.GraphicsView):
 
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent, background=pg.mkColor(40, 44, 52))
+        # the view paints its whole background itself (an opaque colour): Qt need not fill the viewport first
+        self.viewport().setAttribute(QtCore.Qt.WidgetAttribute.WA_OpaquePaintEvent, True)
         self.setMinimumSize(320, 240)
         self.vb = pg.ViewBox(lockAspect=True, invertY=True, enableMenu=False)
         self.vb.setDefaultPadding(0.01)

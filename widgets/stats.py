@@ -75,7 +75,7 @@ class StatsWidget(QtWidgets.QWidget):
             curve.setDownsampling(auto=True, method="peak")
             self.action_curves.append(curve)
         self.actions_cursor = pg.InfiniteLine(angle=90, pen=pg.mkPen(230, 160, 0, width=2))
-        pi.addItem(self.actions_cursor)
+        pi.addItem(self.actions_cursor, ignoreBounds=True)   # (see goals_cursor)
         self.tabs.addTab(_with_key(self.actions_plot, [(n, ACTION_COLOURS[n]) for n in ACTION_NAMES]), "Actions")
 
         self.clause_plot = _plot("Clause firings up to the shown step", bottom="firings")
@@ -105,7 +105,9 @@ class StatsWidget(QtWidgets.QWidget):
             # (10 -> 7 ms CPU per repaint of the Actions tab at 2,000 steps x 100 agents)
             curve.curve.setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.goals_cursor = pg.InfiniteLine(angle=90, pen=pg.mkPen(230, 160, 0, width=2))
-        gp.addItem(self.goals_cursor)
+        # the cursor lines are no part of the auto-range (a vertical line bounds only x, whose range is set): a
+        # seek that moves them no longer re-ranges the plot, which made its scene update and repaint a second time
+        gp.addItem(self.goals_cursor, ignoreBounds=True)
         self.tabs.addTab(_with_key(self.goals_plot, [("Pedestrians", KIND_COLOURS["Pedestrian"]),
                                                      ("Cars", KIND_COLOURS["Car"])]), "Goals")
 
