@@ -38,7 +38,7 @@ def probes(tiny_sd_model, tmp_path_factory) -> dict[str, tuple[subprocess.Comple
     out = {}
     for scenario, (tmp, proc) in running.items():
         try:
-            stdout, stderr = proc.communicate(timeout=300)
+            stdout, stderr = proc.communicate(timeout=240)   # after the probe's own limit (slow + 150 s)
         except subprocess.TimeoutExpired:
             proc.kill()
             stdout, stderr = proc.communicate()

@@ -107,7 +107,8 @@ def main(model: str, scenario: str, slow: float, library_dir: str) -> int:
         os._exit(3)
 
     QtCore.QTimer.singleShot(20, close_when_busy)
-    QtCore.QTimer.singleShot(int((slow + 60) * 1000), give_up)
+    # generous: three probes start torch and diffusers at once, and a loaded 2-core box takes minutes for that
+    QtCore.QTimer.singleShot(int((slow + 150) * 1000), give_up)
     rc = app.exec()
     seen["exec_returned_after"] = round(time.monotonic() - seen.get("closed_at", time.monotonic()), 2)
     seen["saved"] = [r.id for r in library.list()]
