@@ -377,6 +377,10 @@ class InspectorWidget(QtWidgets.QWidget):
         if width != self.table.columnWidth(0):
             self.table.setColumnWidth(0, width)
         self.table.setUpdatesEnabled(True)
+        # lay the rows out now, and run what the tree queued for itself, rather than in the event loop after the
+        # window is painted: each would repaint the table, its group box and the dock's scroll bar once more
+        t.doItemsLayout()
+        QtCore.QCoreApplication.sendPostedEvents(t, QtCore.QEvent.Type.MetaCall)
 
     def _populate(self, item: QtWidgets.QTreeWidgetItem) -> None:
         """An entity row is expanded: its relation rows, made once (a crowded view has hundreds)."""
