@@ -334,6 +334,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--screenshot", default=None, help="save the window as PNG and exit")
     args = ap.parse_args(argv)
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])
+    from . import gui_gc
+
+    gui_gc.install()   # cyclic garbage is freed in the GUI thread, never in a job thread (app/gui_gc.py)
     win = SPFPlayWindow()
     win.resize(1280, 800)
     if args.screenshot:

@@ -73,6 +73,9 @@ def run_studio(argv: list[str]) -> int:
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])
     app.setApplicationName("LogiCity Studio")
     app.setOrganizationName("LogiCity")
+    from . import gui_gc
+
+    gui_gc.install()   # cyclic garbage is freed in the GUI thread, never in a job thread (app/gui_gc.py)
     from .main_window import DEFAULT_MODE, MainWindow
     from .settings import make_settings
 

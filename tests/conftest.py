@@ -69,3 +69,19 @@ def _no_unanswered_modal(request):
     yield
     dog.stop()
     assert not dog.closed, f"a modal dialog waited for an answer no test gave (closed by the watchdog): {dog.closed}"
+
+
+@pytest.fixture(autouse=True)
+def _garbage_collected_in_the_gui_thread(request):
+    """In every Qt test, as in the studio (app/gui_gc.py): cyclic garbage is collected by a GUI-thread timer, never
+    by a job thread that happens to allocate; afterwards the test's garbage is collected here and Python's automatic
+    collector is back on for the tests without an event loop."""
+    if "qtbot" not in request.fixturenames:
+        yield
+        return
+    request.getfixturevalue("qtbot")
+    from app import gui_gc
+
+    gui_gc.install()
+    yield
+    gui_gc.uninstall()

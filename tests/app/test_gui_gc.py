@@ -1,0 +1,78 @@
+"""Cyclic garbage is collected in the GUI thread only (app/gui_gc.py): a job thread that allocates never runs the
+collector, even when it makes the unreachable Qt objects the collector would destroy."""
+from __future__ import annotations
+
+import gc
+import threading
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6 import QtCore  # noqa: E402
+
+from app import gui_gc  # noqa: E402
+
+
+class _Cycle:
+    def __init__(self) -> None:
+        self.me = self
+
+
+def _collections_by_thread():
+    seen: list[str] = []
+
+    def cb(phase, info):
+        if phase == "start":
+            seen.append(threading.current_thread().name)
+    gc.callbacks.append(cb)
+    return seen, cb
+
+
+def test_a_job_thread_never_collects_and_the_gui_thread_does(qtbot):
+    assert gui_gc.installed() and not gc.isenabled()     # every Qt test runs as the studio does
+    seen, cb = _collections_by_thread()
+    try:
+        timers = [QtCore.QTimer() for _ in range(50)]      # GUI-thread Qt objects that become cyclic garbage
+        for t in timers:
+            t.setProperty("owner", 0)
+            t.keep = t                                      # a cycle through the wrapper
+        del timers, t
+
+        def allocate() -> None:                            # far past the threshold that triggers a collection
+            for _ in range(20 * gc.get_threshold()[0]):
+                _Cycle()
+        worker = threading.Thread(target=allocate, name="job")
+        worker.start()
+        worker.join()
+        assert "job" not in seen
+        qtbot.waitUntil(lambda: threading.main_thread().name in seen, timeout=5_000)
+    finally:
+        gc.callbacks.remove(cb)
+
+
+def test_uninstall_turns_the_automatic_collector_back_on(qtbot):
+    gui_gc.uninstall()
+    try:
+        assert gc.isenabled() and not gui_gc.installed()
+        seen, cb = _collections_by_thread()
+        try:
+            worker = threading.Thread(target=lambda: [_Cycle() for _ in range(5 * gc.get_threshold()[0])],
+                                      name="job")
+            worker.start()
+            worker.join()
+        finally:
+            gc.callbacks.remove(cb)
+        assert "job" in seen                                # what the GUI-thread collector prevents
+    finally:
+        gui_gc.install()
+
+
+def test_the_studio_entry_installs_it(monkeypatch, tmp_path):
+    from app import studio
+
+    calls = []
+    monkeypatch.setattr(gui_gc, "install", lambda *a, **k: calls.append("install"))
+    out = tmp_path / "shot.png"
+    assert studio.run_studio(["--screenshot", str(out), "--steps", "1"]) == 0
+    assert calls == ["install"] and out.exists()
