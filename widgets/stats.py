@@ -33,6 +33,10 @@ def _plot(title: str, bottom: str | None = "step") -> pg.PlotWidget:
     return w
 
 
+def _bounds_unchanged() -> None:
+    """An item's ``informViewBoundsChanged`` for items outside the auto-range (see StatsWidget.__init__)."""
+
+
 def _with_key(plot: pg.PlotWidget, entries: list[tuple[str, tuple[int, int, int]]]) -> QtWidgets.QWidget:
     """The plot with a one-line colour key under it (a legend inside the plot would hide data)."""
     w = QtWidgets.QWidget()
@@ -105,8 +109,7 @@ class StatsWidget(QtWidgets.QWidget):
             # (10 -> 7 ms CPU per repaint of the Actions tab at 2,000 steps x 100 agents)
             curve.curve.setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.goals_cursor = pg.InfiniteLine(angle=90, pen=pg.mkPen(230, 160, 0, width=2))
-        # the cursor lines are no part of the auto-range (a vertical line bounds only x, whose range is set): a
-        # seek that moves them no longer re-ranges the plot, which made its scene update and repaint a second time
+        # the cursor lines are no part of the auto-range (a vertical line bounds only x, whose range is set)
         gp.addItem(self.goals_cursor, ignoreBounds=True)
         self.tabs.addTab(_with_key(self.goals_plot, [("Pedestrians", KIND_COLOURS["Pedestrian"]),
                                                      ("Cars", KIND_COLOURS["Car"])]), "Goals")
@@ -121,6 +124,11 @@ class StatsWidget(QtWidgets.QWidget):
             region.setToolTip("steps after the shown step: not counted in the figures below")
             w.getPlotItem().addItem(region, ignoreBounds=True)   # never part of auto-range (a re-range per frame)
             self.after_cursor.append(region)
+        for line in (self.actions_cursor, self.goals_cursor, *(ln for r in self.after_cursor for ln in r.lines)):
+            # these lines are no part of the auto-range (added with ignoreBounds, or a child of a region that is),
+            # yet each move told the view box its bounds changed, which re-ranged the plot's y axis at its next
+            # paint and so updated and painted its scene a second time per seek: they tell it nothing now
+            line.informViewBoundsChanged = _bounds_unchanged
         for w in (self.actions_plot, self.goals_plot):
             w.scene().sigMouseClicked.connect(lambda ev, w=w: self._clicked(w, ev))
         self.clause_plot.scene().sigMouseMoved.connect(self._clause_hover)

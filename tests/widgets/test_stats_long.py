@@ -67,3 +67,24 @@ def test_hidden_clauses_tab_is_drawn_when_shown(shown_stats, long_run):
     w.refresh(long_run, 10)                              # shown: redrawn at once
     fired = np.asarray(long_run.array("fired")[:10])
     assert list(np.asarray(w.clause_bars.opts["width"], int)) == [int((fired == c).sum()) for c in range(3)]
+
+
+def test_a_seek_does_not_re_range_the_plots(shown_stats, long_run, qtbot, monkeypatch):
+    """Moving the shown step moves the cursor lines and the shading only: the plots keep their ranges and their
+    auto-range is not computed again (it re-ranged the Actions plot at its next paint, which updated and painted
+    its scene a second time per seek)."""
+    import pyqtgraph as pg
+
+    w = shown_stats
+    w.refresh(long_run, 3000)
+    qtbot.wait(50)
+    ranges = [p.getPlotItem().vb.viewRange() for p in (w.actions_plot, w.goals_plot)]
+    calls: list[int] = []
+    real = pg.ViewBox.updateAutoRange
+    monkeypatch.setattr(pg.ViewBox, "updateAutoRange", lambda self: (calls.append(1), real(self))[1])
+    for k in (10, 4500, 777, STEPS):
+        w.refresh(long_run, k)
+        qtbot.wait(30)                                   # painted through the event loop
+        assert w.actions_cursor.value() == k and w.after_cursor[0].getRegion() == (k, STEPS)
+    assert calls == []
+    assert [p.getPlotItem().vb.viewRange() for p in (w.actions_plot, w.goals_plot)] == ranges
