@@ -45,6 +45,13 @@ def register_train(s) -> None:
                                                           "algorithm, "
                                                           "see config.yaml)")
     t.add_argument("--batch", type=int, default=128, help="BC: batch size")
+    t.add_argument("--lr-schedule", choices=("constant", "cosine"), default="constant",
+                   help="BC: learning rate constant, or decayed to 0 over the budget (half a cosine)")
+    t.add_argument("--nlm-residual", action="store_true",
+                   help="NLM-BC: every NLM layer also reads the predicates of all layers before it (residual)")
+    t.add_argument("--nlm-hidden", type=int, default=None,
+                   help="NLM-BC: width of one hidden ReLU layer in every NLM layer's per-arity MLPs (default: "
+                        "none, each MLP one linear layer and a sigmoid)")
     t.add_argument("--n-envs", type=int, default=None, help="RL: vectorised training envs (default: 4, NLM-DQN 8)")
     t.add_argument("--violation-penalty", type=float, default=None, help="RL: training reward of a violation "
                                                                          "(default per method, config.yaml records it)")
@@ -82,6 +89,8 @@ def run_train(args: argparse.Namespace) -> int:
         return fail(problem)
     if not 1 <= args.demo_worlds <= max(1, args.n_demos):
         return fail(f"--demo-worlds must be in 1..--n-demos ({args.n_demos}), got {args.demo_worlds}")
+    if args.nlm_hidden is not None and args.nlm_hidden < 0:
+        return fail(f"--nlm-hidden must be >= 0, got {args.nlm_hidden}")
     if args.out.exists() and not args.out.is_dir():
         return fail(f"--out {args.out}: a file is in the way (the run is a folder)")
     load_spf_mode(args.mode, "train")  # a bad mode fails here, before any work
@@ -108,7 +117,8 @@ def run_train(args: argparse.Namespace) -> int:
             opts["hyper"] = {"learning_rate": args.lr}
     else:
         opts.update(demos=args.demos, n_demos=args.n_demos, balance=args.balance, batch=args.batch,
-                    augment=args.augment, demo_worlds=args.demo_worlds)
+                    augment=args.augment, demo_worlds=args.demo_worlds, lr_schedule=args.lr_schedule,
+                    nlm_residual=args.nlm_residual, nlm_hidden=args.nlm_hidden)
         if args.lr is not None:
             opts["lr"] = args.lr
     try:

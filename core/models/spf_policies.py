@@ -38,7 +38,8 @@ class NLMExtractor(nn.Module):
     """Observation → the ego's invented unary predicates of an NLM over the view's entities (``[B, out_dims]``)."""
 
     def __init__(self, layout: Sequence[Sequence[Any]], n_entities: int, breadth: int = 3, depth: int = 4,
-                 output_dims: int = 8, hidden_dims: Sequence[int] = (), exclude_self: bool = True) -> None:
+                 output_dims: int = 8, hidden_dims: Sequence[int] = (), exclude_self: bool = True,
+                 residual: bool = False) -> None:
         super().__init__()
         self.blocks = _blocks(layout)
         self.n = int(n_entities)
@@ -46,7 +47,8 @@ class NLMExtractor(nn.Module):
         b = sum(1 for _, ar in self.blocks if ar == 2)
         dims = [0, u, b] + [0] * (breadth - 2)
         self.nlm = LogicMachine(dims[:breadth + 1], breadth=breadth, depth=depth, output_dims=output_dims,
-                                hidden_dims=hidden_dims, exclude_self=exclude_self, output_arities=(1,))
+                                hidden_dims=hidden_dims, exclude_self=exclude_self, residual=residual,
+                                output_arities=(1,))
         self.features_dim = self.nlm.out_dims[1]
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:

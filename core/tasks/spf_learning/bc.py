@@ -7,11 +7,14 @@ proportion to their count (``balance="none"``) or to count / frequency of the ro
 action equally likely, the class balancing the paper uses for the rare Stop), or to count / sqrt(frequency)
 (``"sqrt"``). With ``augment="views"`` a share of every batch is replaced by views derived from the sampled rows
 (other entities shuffled, a random number of them hidden) and labelled by the oracle (:mod:`.augment`).
+``lr_schedule="cosine"`` decays the rate to 0 over the budget; ``nlm_hidden`` / ``nlm_residual`` give NLM-BC's logic
+MLPs a hidden ReLU layer / let every NLM layer read all earlier layers (the architecture block records both).
 Demonstrations come from ``--demos FILE`` (``spf collect``) or are collected once and cached in
 ``demos/`` (git-ignored).
 """
 from __future__ import annotations
 
+import math
 import time
 from pathlib import Path
 
@@ -21,13 +24,25 @@ from .common import BestKeeper, base_config, finish_run, torch_setup
 from .monitor import Monitor
 from .settings import DEFAULT_STEPS, default_architecture
 
-__all__ = ["train_bc", "demonstration_rows", "sampling_weights", "training_accuracy", "BC_LR", "AUGMENT"]
+__all__ = ["train_bc", "demonstration_rows", "sampling_weights", "training_accuracy", "BC_LR", "AUGMENT",
+           "LR_SCHEDULES", "lr_factor"]
 
 #: Adam learning rates. The NLM needs the larger one (the reference trains its NLM reasoning at 5e-3): its four
 #: sigmoid layers start out nearly constant, and at 1e-3 800 steps left it stopping on most views where the oracle
 #: drives (Normal recall 0.70 on the demonstrated rows, the same policy for every seed; docs/spf.md)
 BC_LR = {"mlp-bc": 1e-3, "gnn-bc": 1e-3, "nlm-bc": 5e-3}
 AUGMENT = ("none", "views")
+#: ``constant``: the rate throughout; ``cosine``: from the rate down to 0 at the last step (half a cosine)
+LR_SCHEDULES = ("constant", "cosine")
+
+
+def lr_factor(schedule: str, done: int, steps: int) -> float:
+    """Multiplier of the learning rate after ``done`` of ``steps`` gradient steps (step ``done + 1`` uses it)."""
+    if schedule == "constant":
+        return 1.0
+    if schedule == "cosine":
+        return 0.5 * (1.0 + math.cos(math.pi * min(done, steps) / max(1, steps)))
+    raise ValueError(f"lr_schedule must be one of {', '.join(LR_SCHEDULES)}, got {schedule!r}")
 
 
 def _demos(mode: str, demos, n_demos: int, demo_seed: int, monitor: Monitor, worlds: int = 1):
@@ -104,7 +119,8 @@ def train_bc(algo: str, mode: str, out, *, steps: int | None = None, seed: int =
              demos=None, n_demos: int = 200, demo_seed: int = 0, demo_worlds: int = 1, batch: int = 128,
              lr: float | None = None, balance: str = "full", eval_every: int | None = None, val_episodes: int = 20,
              test: bool = True, tensorboard: bool = True, threads: int | None = None, augment: str = "none",
-             augment_fraction: float = 0.5) -> dict:
+             augment_fraction: float = 0.5, lr_schedule: str = "constant", nlm_residual: bool = False,
+             nlm_hidden: int | None = None) -> dict:
     import torch
     import torch.nn.functional as F
 
@@ -113,6 +129,8 @@ def train_bc(algo: str, mode: str, out, *, steps: int | None = None, seed: int =
 
     if augment not in AUGMENT:
         raise ValueError(f"augment must be one of {', '.join(AUGMENT)}, got {augment!r}")
+    if lr_schedule not in LR_SCHEDULES:
+        raise ValueError(f"lr_schedule must be one of {', '.join(LR_SCHEDULES)}, got {lr_schedule!r}")
     monitor = monitor or Monitor()
     out = Path(out)
     steps = int(steps or DEFAULT_STEPS[algo])
@@ -131,11 +149,22 @@ def train_bc(algo: str, mode: str, out, *, steps: int | None = None, seed: int =
     base = env.unwrapped
     arch = default_architecture(algo, base.spf.name, base.layout.size, [[n, o, a] for n, (o, a) in
                                                                         base.layout.blocks.items()], base.fov)
+    if nlm_residual or nlm_hidden is not None:
+        if arch["extractor"] != "nlm":
+            raise ValueError(f"nlm_residual and nlm_hidden need an NLM learner, not {algo}")
+        if nlm_residual:
+            arch["nlm"] = {**arch["nlm"], "residual": True}
+        if nlm_hidden is not None:
+            if nlm_hidden < 0:
+                raise ValueError(f"nlm_hidden must be >= 0, got {nlm_hidden}")
+            arch["nlm"] = {**arch["nlm"], "hidden_dims": [int(nlm_hidden)] if nlm_hidden else []}
     net = build_policy_net(arch).to(device)
     opt = torch.optim.Adam(net.parameters(), lr=lr)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda k: lr_factor(lr_schedule, k, steps))
     freq = np.bincount(act, weights=counts, minlength=4).astype(int).tolist()
     config = base_config(algo, env, arch, {
-        "steps": steps, "unit": "gradient steps", "seed": seed, "batch": batch, "lr": lr, "optimiser": "Adam",
+        "steps": steps, "unit": "gradient steps", "seed": seed, "batch": batch, "lr": lr, "lr_schedule": lr_schedule,
+        "optimiser": "Adam",
         "loss": "cross-entropy on the oracle action", "balance": balance, "device": device,
         "demonstrations": {"source": demo_source, "trajectories": len(trajs),
                            "worlds": demo_worlds if demos is None else None, "samples": int(counts.sum()),
@@ -171,6 +200,7 @@ def train_bc(algo: str, mode: str, out, *, steps: int | None = None, seed: int =
         opt.zero_grad()
         loss.backward()
         opt.step()
+        sched.step()
         lv = float(loss.detach())
         loss_avg = lv if loss_avg is None else 0.98 * loss_avg + 0.02 * lv
         if step % 50 == 0 or step == steps:

@@ -1,5 +1,5 @@
-"""Behaviour cloning's view augmentation (entities shuffled and hidden, oracle labels) and the NLM-BC training
-settings that made the NLM learn at all (easy)."""
+"""Behaviour cloning's view augmentation (entities shuffled and hidden, oracle labels) and the BC / NLM-BC training
+settings (easy): the learning rate that made the NLM learn at all, the schedule, hidden layers, residual connections."""
 from __future__ import annotations
 
 import numpy as np
@@ -156,3 +156,101 @@ def test_cli_refuses_bad_demo_worlds(tmp_path):
     assert r.returncode == 2
     assert "--demo-worlds must be in 1..--n-demos (4), got 5" in r.stderr
     assert not (tmp_path / "r").exists()
+    r = run_main("spf", "train", "--algo", "nlm-bc", "--mode", "easy", "--out", str(tmp_path / "r"),
+                 "--nlm-hidden", "-1")
+    assert r.returncode == 2 and "--nlm-hidden must be >= 0, got -1" in r.stderr
+    assert not (tmp_path / "r").exists()
+
+
+def test_cosine_learning_rate_factor():
+    from core.tasks.spf_learning.bc import lr_factor
+
+    assert [lr_factor("constant", k, 100) for k in (0, 50, 100)] == [1.0, 1.0, 1.0]
+    f = [lr_factor("cosine", k, 100) for k in range(101)]
+    assert f[0] == 1.0 and f[50] == pytest.approx(0.5) and f[100] == pytest.approx(0.0, abs=1e-12)
+    assert all(a > b for a, b in zip(f, f[1:]))
+    with pytest.raises(ValueError, match="lr_schedule"):
+        lr_factor("step", 1, 10)
+
+
+def test_learning_rate_schedule_is_applied_and_recorded(tmp_path):
+    """Same seed and demonstrations, 20 steps: the cosine run's weights differ from the constant run's (its
+    rates shrink), and config.yaml records the schedule."""
+    from safetensors.numpy import load_file
+
+    from core.tasks.spf_demos import collect_oracle, save_demonstrations
+    from core.tasks.spf_learning import train
+
+    trajs, meta = collect_oracle("easy", 2, "train", seed=4)
+    path = tmp_path / "demos.npz"
+    save_demonstrations(path, trajs, meta)
+    weights = {}
+    for schedule in ("constant", "cosine"):
+        cfg = train("mlp-bc", "easy", tmp_path / schedule, steps=20, seed=0, demos=path, val_episodes=1,
+                    test=False, tensorboard=False, batch=32, eval_every=20, lr_schedule=schedule)
+        assert cfg["training"]["lr_schedule"] == schedule
+        weights[schedule] = load_file(str(tmp_path / schedule / "model.safetensors"))
+    assert weights["constant"].keys() == weights["cosine"].keys()
+    assert any(not np.array_equal(weights["constant"][k], weights["cosine"][k]) for k in weights["constant"])
+    with pytest.raises(ValueError, match="lr_schedule"):
+        train("mlp-bc", "easy", tmp_path / "bad", steps=5, demos=path, lr_schedule="step")
+
+
+def test_residual_nlm_is_built_recorded_and_reloaded(easy, tmp_path):
+    """``nlm_residual``: the run's architecture says so, every layer reads the inputs and all earlier layers'
+    predicates (so does the ego's read-out: easy's 7 unary input predicates plus 4 layers x 8 invented ones), the
+    saved run reloads; only an NLM learner takes it."""
+    import torch
+
+    from core.tasks.spf_demos import collect_oracle, save_demonstrations
+    from core.tasks.spf_learning import train
+    from core.tasks.spf_learning.run import load_run
+
+    trajs, meta = collect_oracle("easy", 2, "train", seed=4)
+    path = tmp_path / "demos.npz"
+    save_demonstrations(path, trajs, meta)
+    cfg = train("nlm-bc", "easy", tmp_path / "run", steps=10, seed=0, demos=path, val_episodes=1, test=False,
+                tensorboard=False, batch=16, eval_every=10, nlm_residual=True)
+    assert cfg["architecture"]["nlm"]["residual"] is True
+    pol = load_run(tmp_path / "run")
+    nlm = pol.net.features_extractor.nlm
+    assert nlm.residual
+    assert [layer.input_dims[1] for layer in nlm.layers] == [7, 15, 23, 31]
+    assert pol.net.features_extractor.features_dim == 7 + 4 * 8
+    _, obs, _ = easy
+    x = torch.from_numpy(obs[:8])
+    with torch.no_grad():
+        assert pol.net(x).shape == (8, 4)
+    with pytest.raises(ValueError, match="NLM"):
+        train("gnn-bc", "easy", tmp_path / "bad", steps=5, demos=path, nlm_residual=True)
+
+
+def test_nlm_bc_hidden_layer_default_and_option(tmp_path):
+    """NLM-BC's logic MLPs are one linear layer and a sigmoid by default (and with ``nlm_hidden=0``);
+    ``nlm_hidden=32`` puts a hidden ReLU layer of 32 in each (breadth, depth and the 8 invented predicates per
+    layer unchanged); the choice is recorded and reloaded; a negative width and a non-NLM learner are refused."""
+    from torch import nn
+
+    from core.tasks.spf_demos import collect_oracle, save_demonstrations
+    from core.tasks.spf_learning import train
+    from core.tasks.spf_learning.run import load_run
+
+    trajs, meta = collect_oracle("easy", 2, "train", seed=4)
+    path = tmp_path / "demos.npz"
+    save_demonstrations(path, trajs, meta)
+    linears = {}
+    for hidden in (None, 0, 32):
+        out = tmp_path / f"h{hidden}"
+        cfg = train("nlm-bc", "easy", out, steps=5, seed=0, demos=path, val_episodes=1, test=False,
+                    tensorboard=False, batch=16, eval_every=5, nlm_hidden=hidden)
+        nlm_arch = cfg["architecture"]["nlm"]
+        assert (nlm_arch["breadth"], nlm_arch["depth"], nlm_arch["output_dims"]) == (3, 4, 8)
+        nlm = load_run(out).net.features_extractor.nlm
+        mlp = next(m for m in nlm.layers[0].mlps if not isinstance(m, nn.Identity))
+        linears[hidden] = [m.out_features for m in mlp if isinstance(m, nn.Linear)]
+        assert list(nlm_arch.get("hidden_dims", [])) == linears[hidden][:-1]
+    assert linears == {None: [8], 0: [8], 32: [32, 8]}
+    with pytest.raises(ValueError, match="nlm_hidden"):
+        train("nlm-bc", "easy", tmp_path / "bad", steps=5, demos=path, nlm_hidden=-1)
+    with pytest.raises(ValueError, match="NLM"):
+        train("mlp-bc", "easy", tmp_path / "bad2", steps=5, demos=path, nlm_hidden=8)
