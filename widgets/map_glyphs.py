@@ -181,8 +181,16 @@ def polyline_path(paths: list[np.ndarray]) -> QtGui.QPainterPath:
     a straight run is left out (the same line, a fraction of the vertices: planned paths are mostly straight)."""
     if not paths:
         return QtGui.QPainterPath()
-    cells = np.concatenate(paths).astype(np.int64)
-    ends = np.cumsum(np.fromiter(map(len, paths), np.int64, len(paths)))
+    return joined_polyline_path(np.concatenate(paths), np.cumsum(np.fromiter(map(len, paths), np.int64, len(paths))))
+
+
+def joined_polyline_path(cells: np.ndarray, ends: np.ndarray) -> QtGui.QPainterPath:
+    """:func:`polyline_path` of paths given one after the other: ``cells`` [M, 2], path i ending at ``ends[i]``
+    (cumulative lengths, each path at least one cell)."""
+    if not len(ends):
+        return QtGui.QPainterPath()
+    cells = np.asarray(cells, np.int64)
+    ends = np.asarray(ends, np.int64)
     last = np.zeros(len(cells), bool)
     last[ends - 1] = True                     # the last cell of each path
     first = np.zeros(len(cells), bool)

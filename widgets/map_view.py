@@ -24,7 +24,7 @@ from core.sim.events import FORCED_MARK_COLOUR
 from core.view.colouring import intersection_rgba, semantic_at, semantic_rgb
 from core.view.scene import MapScene, nearest_agent
 
-from .map_glyphs import GlyphBatch, PathBatch, polyline_path
+from .map_glyphs import GlyphBatch, PathBatch, joined_polyline_path
 from .map_tools import MapToolHost
 
 #: Glyph sizes in cells (the reference draws car icons 6 cells and pedestrians 4 cells wide).
@@ -333,21 +333,28 @@ class MapView(pg.GraphicsView):
     def _draw_paths(self, sc: MapScene, rgb: np.ndarray) -> None:
         """Planned paths: one painter path per colour (each agent's remaining cells, not joined to the next)."""
         sel = sc.selected
-        drawn = [(a, c) for a, c in sc.paths if len(c) >= 2 and (self.show_paths == "all" or a == sel)] \
-            if self.show_paths != "none" else []
+        planned = sc.planned
+        keep = planned.lengths >= 2
+        if self.show_paths == "none":
+            keep[:] = False
+        elif self.show_paths != "all":
+            keep &= planned.agents == (-1 if sel is None else sel)
+        drawn = np.flatnonzero(keep)
         batches = []
-        if drawn:
-            c = np.asarray(rgb, np.int64)[[a for a, _c in drawn]]
+        if len(drawn):
+            c = np.asarray(rgb, np.int64)[planned.agents[drawn]]
             packed = (c[:, 0] << 16) | (c[:, 1] << 8) | c[:, 2]
             _u, first, inv = np.unique(packed, return_index=True, return_inverse=True)
+            inv = inv.reshape(-1)
             for g in np.argsort(first):          # colours in the order of their first path
                 key = tuple(int(v) for v in c[first[g]])
-                batches.append((self._path_pen(key), polyline_path([drawn[i][1] for i in np.flatnonzero(inv == g)])))
+                batches.append((self._path_pen(key), joined_polyline_path(*planned.pick(drawn[inv == g]))))
         self.path_item.set_paths(batches)
         self.path_item.setVisible(bool(batches))
-        sel_cells = [cells for agent, cells in sc.paths if agent == sel and len(cells) >= 2]
-        if sel is not None and sel_cells and self.show_paths != "none":
-            self.sel_path.set_segments(self._sel_pen, sel_cells)
+        mine = np.flatnonzero((planned.agents == (-1 if sel is None else sel)) & (planned.lengths >= 2))
+        if sel is not None and len(mine) and self.show_paths != "none":
+            cells, ends = planned.pick(mine)
+            self.sel_path.set_segments(self._sel_pen, np.split(cells, ends[:-1]))
             self.sel_path.setVisible(True)
         else:
             self.sel_path.setVisible(False)

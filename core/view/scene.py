@@ -7,6 +7,7 @@ rectangle, without reading the episode itself.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 import numpy as np
@@ -16,6 +17,41 @@ from .colouring import Colouring, colour_by, colour_context
 from .overrides import overrides_at
 
 PathMode = Literal["all", "selected", "none"]
+
+
+@dataclass(frozen=True)
+class PlannedPaths:
+    """Remaining planned paths of several agents in one array: path ``i`` (agent ``agents[i]``) is
+    ``cells[ends[i] - lengths[i]:ends[i]]``. What the map draws, without one small array per agent."""
+
+    agents: np.ndarray   # int64 [P]
+    cells: np.ndarray    # int32 [M, 2], every path's cells one after the other
+    ends: np.ndarray     # int64 [P], cumulative lengths
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return np.diff(self.ends, prepend=0)
+
+    def items(self) -> tuple[tuple[int, np.ndarray], ...]:
+        """(agent, cells [L, 2]) per path (views of ``cells``): the shape of :attr:`MapScene.paths`."""
+        starts = (self.ends - self.lengths).tolist()
+        cells = self.cells
+        return tuple((a, cells[s:e]) for a, s, e in zip(self.agents.tolist(), starts, self.ends.tolist()))
+
+    def pick(self, which) -> tuple[np.ndarray, np.ndarray]:
+        """(cells [M', 2], cumulative lengths) of the paths ``which`` (indices into this set), in that order."""
+        which = np.asarray(which, np.int64)
+        lens = self.lengths[which]
+        return np.take(self.cells, _ranges(self.ends[which] - lens, lens), axis=0), np.cumsum(lens)
+
+
+def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The indices ``starts[i] .. starts[i] + lengths[i] - 1`` of every i, one after the other."""
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, np.int64)
+    before = np.cumsum(lengths) - lengths
+    return np.repeat(starts - before, lengths) + np.arange(total, dtype=np.int64)
 
 
 @dataclass(frozen=True)
@@ -29,11 +65,16 @@ class MapScene:
     names: tuple[str, ...]
     colouring: Colouring
     goals: np.ndarray | None         # int32 [N, 2]
-    paths: tuple[tuple[int, np.ndarray], ...]   # (agent, remaining path cells [L, 2]) per drawn path
+    planned: PlannedPaths                        # the remaining planned paths drawn, in one array
     selected: int | None
     fov: tuple[int, int, int, int] | None        # inclusive (r0, r1, c0, c1) of the selected agent's view
     agents: object = None                        # the AgentTable of the state (icon art needs concepts)
     forced: np.ndarray | None = None             # bool [N]: the action of this state is forced by the user
+
+    @cached_property
+    def paths(self) -> tuple[tuple[int, np.ndarray], ...]:
+        """(agent, remaining path cells [L, 2]) per drawn path (made when first read: the map draws ``planned``)."""
+        return self.planned.items()
 
     @property
     def forced_agents(self) -> np.ndarray:
@@ -67,12 +108,12 @@ def build_scene(episode, k: int, *, scheme: str = "Type", selected: int | None =
         which = list(range(n))
     elif paths == "selected" and selected is not None:
         which = [selected]
-    drawn = remaining_paths(episode, k, which)
+    planned = planned_paths(episode, k, which)
     fov = None
     if selected is not None:
         fov = fov_box(grounder, snap.positions[selected], snap.headings[selected])
     return MapScene(k, snap.positions, snap.headings, np.asarray(snap.agents.kinds), tuple(snap.agents.names),
-                    col, episode.goals(k) if goals else None, drawn, selected, fov, snap.agents,
+                    col, episode.goals(k) if goals else None, planned, selected, fov, snap.agents,
                     forced_at(episode, k))
 
 
@@ -80,15 +121,23 @@ def remaining_paths(episode, k: int, agents: list[int]) -> tuple[tuple[int, np.n
     """(agent, remaining planned cells [L, 2]) of ``agents`` at state ``k``: the same as
     ``episode.remaining_path(k, i)`` for each, with the plan lookups done once over all agents (a frame draws every
     agent's path; per-agent lookups were a good part of a 200-agent frame)."""
-    if not agents:
-        return ()
-    pid = np.asarray(episode.array("plan_id")[k])
-    idx = np.asarray(episode.array("path_index")[k], np.int64)
+    return planned_paths(episode, k, agents).items() if agents else ()
+
+
+def planned_paths(episode, k: int, agents: list[int]) -> PlannedPaths:
+    """The remaining planned paths of ``agents`` at state ``k`` in one array (one gather from the recorded plans,
+    not one slice per agent)."""
+    sel = np.asarray(agents, np.int64)
+    if not len(sel):
+        return PlannedPaths(sel, np.zeros((0, 2), np.int32), np.zeros(0, np.int64))
+    pid = np.asarray(episode.array("plan_id")[k])[sel]
+    idx = np.asarray(episode.array("path_index")[k], np.int64)[sel]
     off = np.asarray(episode.array("plan_offsets"), np.int64)
-    cells = np.asarray(episode.array("plan_cells"))
-    starts = (off[pid] + idx).tolist()
-    ends = off[pid + 1].tolist()
-    return tuple((i, np.asarray(cells[starts[i]:ends[i]], np.int32)) for i in agents)
+    starts = off[pid] + idx
+    lens = np.maximum(off[pid + 1] - starts, 0)
+    # np.take, not fancy indexing: ~15x faster for rows of a 2-D array
+    cells = np.take(np.asarray(episode.array("plan_cells")), _ranges(starts, lens), axis=0).astype(np.int32)
+    return PlannedPaths(sel, cells, np.cumsum(lens))
 
 
 def forced_at(episode, k: int) -> np.ndarray:

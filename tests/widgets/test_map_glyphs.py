@@ -130,3 +130,16 @@ def test_glyph_atlas_starts_afresh_after_many_zoom_levels(qtbot, monkeypatch):
         g.set_sizes(px)
         assert len(g._coords) <= 20 + 3
     assert g._src[:, 2].min() > 0                     # every point still has its glyph
+
+
+def test_joined_polyline_path_is_the_path_of_the_separate_arrays():
+    from widgets.map_glyphs import joined_polyline_path, polyline_path
+
+    paths = [np.array([[2, 2], [2, 3], [2, 4], [3, 4]]), np.array([[7, 7]]), np.array([[9, 1], [9, 2]])]
+    ends = np.cumsum([len(p) for p in paths])
+    joined = joined_polyline_path(np.concatenate(paths).astype(np.int32), ends)
+    ref = polyline_path(paths)
+    assert joined.elementCount() == ref.elementCount() > 0
+    assert [(joined.elementAt(i).x, joined.elementAt(i).y, joined.elementAt(i).type) for i in range(ref.elementCount())] \
+        == [(ref.elementAt(i).x, ref.elementAt(i).y, ref.elementAt(i).type) for i in range(ref.elementCount())]
+    assert joined_polyline_path(np.zeros((0, 2), np.int32), np.zeros(0, np.int64)).isEmpty()
