@@ -28,9 +28,11 @@ class PlannedPaths:
     cells: np.ndarray    # int32 [M, 2], every path's cells one after the other
     ends: np.ndarray     # int64 [P], cumulative lengths
 
-    @property
+    @cached_property
     def lengths(self) -> np.ndarray:
-        return np.diff(self.ends, prepend=0)
+        lens = self.ends.copy()
+        lens[1:] -= self.ends[:-1]
+        return lens
 
     def items(self) -> tuple[tuple[int, np.ndarray], ...]:
         """(agent, cells [L, 2]) per path (views of ``cells``): the shape of :attr:`MapScene.paths`."""
