@@ -351,7 +351,8 @@ class AgentEditor(QtWidgets.QWidget):
     def eventFilter(self, obj: QtCore.QObject, ev: QtCore.QEvent) -> bool:  # noqa: N802 (Qt name)
         """A click on a concept check box ticks it on every selected row when its row is selected (the plain
         item-view click would first reduce the selection to that row), else on that row only."""
-        if obj is self.table.viewport():
+        table = getattr(self, "table", None)   # gone while a closed editor is garbage-collected (Qt still calls)
+        if table is not None and obj is table.viewport():
             kind = ev.type()
             if kind in (QtCore.QEvent.Type.MouseButtonPress, QtCore.QEvent.Type.MouseButtonDblClick) and \
                     ev.button() == Qt.MouseButton.LeftButton:

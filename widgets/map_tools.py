@@ -154,7 +154,9 @@ class MapToolHost(QtCore.QObject):
 
     # ---- events -------------------------------------------------------------------------------------------------
     def eventFilter(self, obj: QtCore.QObject, ev: QtCore.QEvent) -> bool:  # noqa: N802 (Qt name)
-        if self._tool is None:
+        # getattr: when a closed map view is garbage-collected, Python clears this object's attributes before Qt
+        # destroys the viewport it filters, and Qt still sends that viewport's last events here
+        if getattr(self, "_tool", None) is None:
             return False
         t = ev.type()
         E = QtCore.QEvent.Type

@@ -42,7 +42,8 @@ class BreakpointsController(QtCore.QObject):
         panel.installEventFilter(self)      # its tab raised: make the dock wide enough for the entries
 
     def eventFilter(self, obj: QtCore.QObject, event: QtCore.QEvent) -> bool:   # noqa: N802 (Qt)
-        if obj is self.panel and event.type() == QtCore.QEvent.Type.Show:
+        # the event type first: while a closed window is garbage-collected its attributes may already be gone
+        if event.type() == QtCore.QEvent.Type.Show and obj is getattr(self, "panel", None):
             QtCore.QTimer.singleShot(0, self._fit_dock)
         return False
 
