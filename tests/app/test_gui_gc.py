@@ -68,11 +68,19 @@ def test_uninstall_turns_the_automatic_collector_back_on(qtbot):
         gui_gc.install()
 
 
-def test_the_studio_entry_installs_it(monkeypatch, tmp_path):
-    from app import studio
+def test_the_studio_entry_installs_it(tmp_path):
+    """In its own interpreter: the studio's entry leaves its QApplication (and this process) quit."""
+    import os
+    import subprocess
+    import sys
 
-    calls = []
-    monkeypatch.setattr(gui_gc, "install", lambda *a, **k: calls.append("install"))
+    from tests.support.paths import ROOT
+
     out = tmp_path / "shot.png"
-    assert studio.run_studio(["--screenshot", str(out), "--steps", "1"]) == 0
-    assert calls == ["install"] and out.exists()
+    probe = ("import sys; from app import gui_gc, studio; "
+             f"rc = studio.run_studio(['--screenshot', {str(out)!r}, '--steps', '1']); "
+             "print('installed' if gui_gc.installed() else 'not installed', rc)")
+    r = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=240,
+                       env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.split()[-2:] == ["installed", "0"] and out.exists(), (r.stdout, r.stderr[-2000:])
