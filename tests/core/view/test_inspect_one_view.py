@@ -49,16 +49,22 @@ def test_view_table_equals_the_view_of_the_whole_grounding(crowded):
     assert relations > 100   # the views are not empty: the comparison means something
 
 
-def test_only_the_shown_view_is_grounded(crowded, monkeypatch):
-    cfg, ep = crowded
-    grounded: list[int] = []
+@pytest.fixture
+def grounded(monkeypatch) -> list[int]:
+    """The size of every snapshot the Grounder grounds from here on, in order."""
+    sizes: list[int] = []
     ground = Grounder.ground
 
     def spy(self, snapshot, *args, **kwargs):
-        grounded.append(len(snapshot))
+        sizes.append(len(snapshot))
         return ground(self, snapshot, *args, **kwargs)
 
     monkeypatch.setattr(Grounder, "ground", spy)
+    return sizes
+
+
+def test_only_the_shown_view_is_grounded(crowded, grounded):
+    cfg, ep = crowded
     ins = Inspector(cfg)
     sizes = []
     for a in range(0, len(ep.agents), 9):
@@ -69,20 +75,12 @@ def test_only_the_shown_view_is_grounded(crowded, monkeypatch):
     assert max(sizes) < len(ep.agents)
 
 
-def test_view_tables_are_kept_and_never_served_stale(crowded, monkeypatch):
+def test_view_tables_are_kept_and_never_served_stale(crowded, grounded):
     """A view shown again (scrubbing back) is not grounded again; a view of other positions, headings, agents
     (an edited concept), another regrounding seed or another agent is, and equals a fresh inspector's."""
     from core.world import AgentTable, WorldSnapshot
 
     cfg, ep = crowded
-    grounded: list[int] = []
-    ground = Grounder.ground
-
-    def spy(self, snapshot, *args, **kwargs):
-        grounded.append(len(snapshot))
-        return ground(self, snapshot, *args, **kwargs)
-
-    monkeypatch.setattr(Grounder, "ground", spy)
     snap = ep.snapshot(6)
     probe = Inspector(cfg)
     a = max(range(len(ep.agents)), key=lambda i: len(probe.view_rows(snap, i)))   # a view with others in it
