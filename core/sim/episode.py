@@ -127,9 +127,8 @@ class EpisodeView:
         names = self.concept_names
         held = self._base_concepts   # the base table's concepts as one [N, C] array: one comparison, not C
         if held is None or held[0] is not base or held[1] != names:
-            stacked = np.stack([np.asarray(base.concepts[c], bool) for c in names], axis=1) if names else \
-                np.zeros((len(base), 0), bool)
-            held = self._base_concepts = (base, names, stacked)
+            held = self._base_concepts = (base, names, np.array([base.concepts[c] for c in names], bool).T
+                                          .reshape(len(base), len(names)))
         if np.array_equal(pr, base.priorities) and np.array_equal(cs[:, :len(names)], held[2]):
             return base
         return AgentTable(base.names, base.kinds.copy(), pr.copy(),
@@ -379,8 +378,6 @@ class EpisodeBuffer(EpisodeView):
         meta["num_steps"] = self.num_steps
         return write_episode_file(path, arrays, meta, reproducible)
 
-
-# ---- file I/O ----------------------------------------------------------------------------------------------
 
 def write_episode_file(path: str | Path, arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any],
                        reproducible: bool = False) -> Path:
