@@ -43,7 +43,7 @@ class BreakpointsController(QtCore.QObject):
 
     def eventFilter(self, obj: QtCore.QObject, event: QtCore.QEvent) -> bool:   # noqa: N802 (Qt)
         # the event type first: while a closed window is garbage-collected its attributes may already be gone
-        if event.type() == QtCore.QEvent.Type.Show and obj is getattr(self, "panel", None):
+        if event.type() == QtCore.QEvent.Type.Show and obj is self.panel:
             QtCore.QTimer.singleShot(0, self._fit_dock)
         return False
 
