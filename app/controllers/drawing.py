@@ -24,6 +24,21 @@ from .onscreen import ShownWatch, on_screen
 SLOW_PERIOD = 0.25
 
 
+class _HeldUpdates(QtCore.QObject):
+    """An event filter that holds back the update requests (paint passes) of the windows it filters."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.held: list[QtWidgets.QWidget] = []
+
+    def eventFilter(self, obj, ev) -> bool:  # noqa: N802 (Qt name)
+        if ev.type() == QtCore.QEvent.Type.UpdateRequest:
+            if obj not in self.held:
+                self.held.append(obj)
+            return True
+        return False
+
+
 class DrawController(QtCore.QObject):
     """Redraw scheduling for the map, legend, inspector and statistics of ``session``."""
 
@@ -50,6 +65,7 @@ class DrawController(QtCore.QObject):
         self._ack_due: int | None = None
         self._seek_queued = False      # a paused redraw is queued (schedule_redraw)
         self._painted = False
+        self._graphics_views: list[Any] | None = None   # _views
         self._timer = QtCore.QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(lambda: self.flush_redraw("later"))
@@ -173,6 +189,39 @@ class DrawController(QtCore.QObject):
         self.flush_redraw("later" if self.playing else "now")
         for _ in range(3):   # a layout asks its parent's in turn (posted then, so not handled in the same call)
             QtCore.QCoreApplication.sendPostedEvents(None, QtCore.QEvent.Type.LayoutRequest)
+        self._process_scenes()
+
+    def _process_scenes(self) -> None:
+        """Let the map's and the plots' scenes process their changes now, with the window's paint held until the
+        event loop: a scene that processes its changes paints its window at once (QGraphicsScene dispatches the
+        window's pending update request), so the map's scene painted the window, then the statistics plot's scene
+        painted it again, and the inspector a third time. Now all of it is dirty before the one pass that paints
+        it."""
+        views = [v for v in self._views() if v.isVisible()]
+        if not views:
+            return
+        hold = _HeldUpdates()
+        windows = {id(w): w for w in (v.window() for v in views)}
+        for w in windows.values():
+            w.installEventFilter(hold)
+        try:
+            for _ in range(2):   # a scene's processing may queue another view's (a plot's range, its axes)
+                for v in views:
+                    QtCore.QCoreApplication.sendPostedEvents(v.scene(), QtCore.QEvent.Type.MetaCall)
+        finally:
+            for w in windows.values():
+                w.removeEventFilter(hold)
+        for w in hold.held:     # the paint each held request asked for, in the event loop as Qt would
+            QtCore.QCoreApplication.postEvent(w, QtCore.QEvent(QtCore.QEvent.Type.UpdateRequest),
+                                              QtCore.Qt.EventPriority.LowEventPriority.value)
+
+    def _views(self) -> list[Any]:
+        """The graphics views a redraw changes: the map's and the inspector's and statistics' plots."""
+        if self._graphics_views is None:
+            self._graphics_views = [self.map] + [
+                v for w in (self.inspector, self.stats) if isinstance(w, QtWidgets.QWidget)
+                for v in w.findChildren(QtWidgets.QGraphicsView)]
+        return self._graphics_views
 
     def scene_at(self, k: int) -> Any:
         """The scene of state ``k`` as the map draws it (colours, selection, paths, field of view); exports use it."""

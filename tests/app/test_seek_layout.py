@@ -5,7 +5,7 @@ every dock at each step of a scrub."""
 from __future__ import annotations
 
 import pytest
-from PySide6 import QtCore
+from PySide6 import QtCore, QtWidgets
 
 from tests.support.studio import WAIT, simulate
 
@@ -86,3 +86,57 @@ def test_a_paused_seek_is_drawn_in_one_pass(studio, qtbot):
         qtbot.waitUntil(lambda k=k: bool(seen) and win.inspector.report.step == k, timeout=WAIT)
         qtbot.wait(100)
         assert seen == [(k, k)]
+
+
+class PaintPasses(QtCore.QObject):
+    """Counts the passes that paint something in a window (Qt sends the window one UpdateRequest per pass of its
+    backing store; a pass with nothing dirty paints no widget). An application event filter: it sees each event
+    before the window's own filters."""
+
+    def __init__(self, window: QtWidgets.QWidget) -> None:
+        super().__init__()
+        self.window = window
+        self.passes: list[int] = []     # paint events in each pass
+
+    def eventFilter(self, obj, ev) -> bool:  # noqa: N802 (Qt name)
+        t = ev.type()
+        if t == QtCore.QEvent.Type.UpdateRequest and obj is self.window:
+            self.passes.append(0)
+        elif t == QtCore.QEvent.Type.Paint and self.passes and isinstance(obj, QtWidgets.QWidget) \
+                and obj.window() is self.window:
+            self.passes[-1] += 1
+        return False
+
+    def painting(self) -> int:
+        return sum(1 for n in self.passes if n)
+
+
+def test_a_paused_seek_paints_the_window_once(studio, qtbot):
+    """The map's and the plots' scenes process their changes before the window is painted, with the paint held
+    (app/controllers/drawing.py): a scene processing its changes paints its window at once, so the map's scene,
+    then the statistics plot's, then the inspector's labels each brought a pass of the whole window of its own."""
+    win = studio
+    win.resize(1440, 900)
+    simulate(qtbot, win, 12)
+    win.select_agent(0)
+    d = win.docks["statistics"]
+    if not d.isVisible():
+        d.toggleViewAction().trigger()
+    d.raise_()
+    win.set_cursor(12)
+    qtbot.waitUntil(lambda: win.inspector.report is not None and win.inspector.report.step == 12
+                    and win.stats.isVisible() and win.inspector.isVisible(), timeout=WAIT)
+    qtbot.wait(300)
+    spy = PaintPasses(win)
+    app = QtWidgets.QApplication.instance()
+    app.installEventFilter(spy)
+    try:
+        for k in (3, 9, 5, 11):
+            spy.passes.clear()
+            win.timeline.stepRequested.emit(k)       # what a click on the timeline asks for
+            qtbot.waitUntil(lambda k=k: win.inspector.report.step == k and f"shown step {k} of"
+                            in win.stats.summary.text(), timeout=WAIT)
+            qtbot.wait(150)
+            assert spy.painting() == 1, (k, spy.passes)
+    finally:
+        app.removeEventFilter(spy)
