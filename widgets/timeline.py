@@ -42,6 +42,7 @@ class TimelineBar(QtWidgets.QWidget):
 
     MARGIN = 10
     LANE_H = 7
+    CURSOR_HALF = 8     # px either side of the cursor's line that its glyph may touch (6 px, antialiased)
 
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
@@ -83,8 +84,12 @@ class TimelineBar(QtWidgets.QWidget):
     def set_value(self, value: int) -> None:
         v = min(max(int(value), 0), self.maximum)
         if v != self.value:
+            a, b = sorted((self.x_of(self.value), self.x_of(v)))
             self.value = v
-            self.update()
+            # only the strip between the old and the new cursor changes (the highlighted track and the two cursor
+            # glyphs, CURSOR_HALF px either side of their line): a step repaints that strip, not the whole bar
+            h = self.CURSOR_HALF
+            self.update(QtCore.QRect(int(a) - h, 0, int(b) - int(a) + 2 * h + 1, self.height()))
 
     def set_lanes(self, lanes: list[tuple[str, str, tuple[int, int, int]]]) -> None:
         self.lanes = list(lanes)
@@ -202,12 +207,16 @@ class TimelineBar(QtWidgets.QWidget):
         p.setFont(f)
         step = _nice_step(self.maximum, int(x1 - x0))
         fm = QtGui.QFontMetrics(f)
+        left, right = ev.rect().left() - 2, ev.rect().right() + 2   # ticks outside the repainted strip: not drawn
         for s in range(0, self.maximum + 1, step):
             x = self.x_of(s)
-            p.drawLine(QtCore.QPointF(x, track_y + 7), QtCore.QPointF(x, track_y + 11))
             label = str(s)
             w = fm.horizontalAdvance(label)
-            p.drawText(QtCore.QPointF(min(max(x - w / 2, 0), self.width() - w), track_y + 11 + fm.ascent()), label)
+            lx = min(max(x - w / 2, 0), self.width() - w)
+            if min(x, lx) > right or max(x, lx + w) < left:
+                continue
+            p.drawLine(QtCore.QPointF(x, track_y + 7), QtCore.QPointF(x, track_y + 11))
+            p.drawText(QtCore.QPointF(lx, track_y + 11 + fm.ascent()), label)
         # breakpoints
         p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, True)
         p.setPen(QtGui.QPen(QtGui.QColor(120, 0, 0), 1))

@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6 import QtCore  # noqa: E402
+from PySide6 import QtCore, QtGui  # noqa: E402
 
 from widgets.timeline import Marker, TimelineBar  # noqa: E402
 
@@ -61,3 +61,43 @@ def test_set_markers_replaces_every_lane(bar):
     bar.set_markers([Marker(50, "sparse", BLUE, "b")])
     assert set(bar._binned()) == {"sparse"}
     assert [m.text for m in bar.markers] == ["b"]
+
+
+class _PaintRects(QtCore.QObject):
+    def __init__(self) -> None:
+        super().__init__()
+        self.rects: list[QtCore.QRect] = []
+
+    def eventFilter(self, obj, ev) -> bool:  # noqa: N802 (Qt name)
+        if ev.type() == QtCore.QEvent.Type.Paint:
+            self.rects.append(ev.rect())
+        return False
+
+
+def test_a_cursor_move_repaints_the_strip_between_the_cursors_only_and_draws_the_same_pixels(bar, qtbot):
+    """A step repaints the strip between the old and the new cursor (the highlighted track and the two cursor
+    glyphs), not the whole bar: what it leaves on screen is what a full repaint draws."""
+    bar.set_range(10000)
+    bar.set_markers([Marker(k, "dense", RED, f"d{k}") for k in range(0, 10000, 7)])
+    bar.set_breakpoints([1200, 5000])
+    bar.set_value(3000)
+    bar.repaint()
+    spy = _PaintRects()
+    bar.installEventFilter(spy)
+    try:
+        for k in (3100, 2000, 8000, 7990, 0, 10000, 3990, 4010, 4200, 4210):   # (tick labels across strip edges)
+            before = bar.grab().toImage()           # the whole bar at the old step
+            x_old = bar.x_of(bar.value)
+            spy.rects.clear()
+            bar.set_value(k)
+            qtbot.waitUntil(lambda: bool(spy.rects), timeout=3000)
+            a, b = sorted((x_old, bar.x_of(k)))
+            strip = spy.rects[-1]
+            assert strip.left() <= a - 6 and strip.right() >= b + 6 and strip.height() == bar.height()
+            assert strip.width() <= b - a + 2 * bar.CURSOR_HALF + 2
+            p = QtGui.QPainter(before)               # the old picture with the strip repainted at the new step ...
+            bar.render(p, strip.topLeft(), QtGui.QRegion(strip))
+            p.end()
+            assert before == bar.grab().toImage(), k   # ... is what a whole repaint draws
+    finally:
+        bar.removeEventFilter(spy)
