@@ -23,7 +23,7 @@ def register_train(s) -> None:
                                  "logs in DIR/tb). BC steps are gradient steps, RL steps environment steps.")
     t.add_argument("--algo", required=True, choices=ALGO_CHOICES)
     t.add_argument("--mode", required=True, help="easy, medium, hard, expert or an SPF mode file")
-    t.add_argument("--steps", type=int, default=None, help="budget (default: BC 2000-3000 gradient steps, RL 200k "
+    t.add_argument("--steps", type=int, default=None, help="budget (default: BC 3000 gradient steps, RL 200k "
                                                            "environment steps)")
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--out", type=Path, required=True, help="run folder to write")
@@ -41,9 +41,8 @@ def register_train(s) -> None:
     t.add_argument("--augment", choices=("none", "views"), default="none",
                    help="BC: 'views' replaces half of every batch by demonstrated views with the other entities "
                         "shuffled and some hidden, labelled by the oracle (docs/spf.md)")
-    t.add_argument("--lr", type=float, default=None, help="learning rate (default: BC 1e-3, NLM-BC 5e-3; RL per "
-                                                          "algorithm, "
-                                                          "see config.yaml)")
+    t.add_argument("--lr", type=float, default=None, help="learning rate (default: BC 1e-3, NLM-BC 2e-3; RL per "
+                                                          "algorithm, see config.yaml)")
     t.add_argument("--batch", type=int, default=128, help="BC: batch size")
     t.add_argument("--lr-schedule", choices=("constant", "cosine"), default="constant",
                    help="BC: learning rate constant, or decayed to 0 over the budget (half a cosine)")
@@ -51,7 +50,7 @@ def register_train(s) -> None:
                    help="NLM-BC: every NLM layer also reads the predicates of all layers before it (residual)")
     t.add_argument("--nlm-hidden", type=int, default=None,
                    help="NLM-BC: width of one hidden ReLU layer in every NLM layer's per-arity MLPs (default: "
-                        "none, each MLP one linear layer and a sigmoid)")
+                        "32; 0: none, each MLP one linear layer and a sigmoid)")
     t.add_argument("--n-envs", type=int, default=None, help="RL: vectorised training envs (default: 4, NLM-DQN 8)")
     t.add_argument("--violation-penalty", type=float, default=None, help="RL: training reward of a violation "
                                                                          "(default per method, config.yaml records it)")

@@ -18,7 +18,7 @@ RL_ALGOS = ("dqn", "ppo", "a2c", "nlm-dqn")
 ALGOS = BC_ALGOS + RL_ALGOS
 
 #: default budgets: BC = gradient steps (batches), RL = environment steps (the paper's RL budget is 200k)
-DEFAULT_STEPS = {"mlp-bc": 3000, "gnn-bc": 2000, "nlm-bc": 2000, "dqn": 200_000, "ppo": 200_000, "a2c": 200_000,
+DEFAULT_STEPS = {"mlp-bc": 3000, "gnn-bc": 3000, "nlm-bc": 3000, "dqn": 200_000, "ppo": 200_000, "a2c": 200_000,
                  "nlm-dqn": 200_000}
 
 
@@ -60,8 +60,10 @@ def default_architecture(algo: str, mode_name: str, obs_size: int, layout: list,
         return {**base, "extractor": "gnn", "gnn": {"hidden": 128, "layers": 2}, "hidden": [],
                 "activation": "relu", "scores": "logits"}
     if algo == "nlm-bc":
-        return {**base, "extractor": "nlm", "nlm": {"breadth": 3, "depth": 4, "output_dims": 8}, "hidden": [],
-                "activation": "relu", "scores": "logits"}
+        # one hidden ReLU layer of 32 in every per-arity MLP: without it the NLM underfits medium's bus rule
+        # (docs/spf.md, "Trying to make NLM-BC beat GNN-BC")
+        return {**base, "extractor": "nlm", "nlm": {"breadth": 3, "depth": 4, "output_dims": 8, "hidden_dims": [32]},
+                "hidden": [], "activation": "relu", "scores": "logits"}
     if algo == "dqn":
         return {**base, "extractor": "flatten", "hidden": [128, 64], "activation": "relu", "scores": "q_values"}
     if algo in ("ppo", "a2c"):

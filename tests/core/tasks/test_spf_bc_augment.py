@@ -226,8 +226,8 @@ def test_residual_nlm_is_built_recorded_and_reloaded(easy, tmp_path):
 
 
 def test_nlm_bc_hidden_layer_default_and_option(tmp_path):
-    """NLM-BC's logic MLPs are one linear layer and a sigmoid by default (and with ``nlm_hidden=0``);
-    ``nlm_hidden=32`` puts a hidden ReLU layer of 32 in each (breadth, depth and the 8 invented predicates per
+    """NLM-BC's logic MLPs have a hidden ReLU layer of 32 by default (and with ``nlm_hidden=32``); with
+    ``nlm_hidden=0`` each is one linear layer and a sigmoid (breadth, depth and the 8 invented predicates per
     layer unchanged); the choice is recorded and reloaded; a negative width and a non-NLM learner are refused."""
     from torch import nn
 
@@ -249,7 +249,7 @@ def test_nlm_bc_hidden_layer_default_and_option(tmp_path):
         mlp = next(m for m in nlm.layers[0].mlps if not isinstance(m, nn.Identity))
         linears[hidden] = [m.out_features for m in mlp if isinstance(m, nn.Linear)]
         assert list(nlm_arch.get("hidden_dims", [])) == linears[hidden][:-1]
-    assert linears == {None: [8], 0: [8], 32: [32, 8]}
+    assert linears == {None: [32, 8], 0: [8], 32: [32, 8]}
     with pytest.raises(ValueError, match="nlm_hidden"):
         train("nlm-bc", "easy", tmp_path / "bad", steps=5, demos=path, nlm_hidden=-1)
     with pytest.raises(ValueError, match="NLM"):
