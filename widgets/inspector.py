@@ -46,6 +46,21 @@ def _retitle(box: QtWidgets.QGroupBox, title: str) -> None:
     box.update(0, 0, box.width(), max(band, box.fontMetrics().height()) + 2)
 
 
+def _set_relation_rows(item: QtWidgets.QTreeWidgetItem, rels: tuple[str, ...]) -> None:
+    """An entity row's relation rows show ``rels``: the rows there are given the new texts, the missing ones are
+    added, the extra ones removed (what removing them all and making new ones shows, with no row made anew)."""
+    n = item.childCount()
+    for j, rel in enumerate(rels[:n]):
+        child = item.child(j)
+        if child.text(1) != rel:
+            child.setText(1, rel)
+    if n > len(rels):
+        for j in range(n - 1, len(rels) - 1, -1):
+            item.takeChild(j)
+    elif len(rels) > n:
+        item.addChildren([QtWidgets.QTreeWidgetItem(["", str(rel)]) for rel in rels[n:]])
+
+
 class _MeasuredLabel(QtWidgets.QLabel):
     """A label that measures its size hints once per text and width: at each seek the dock's layout asks every label
     several times (the grid, then the scroll area), and a word-wrapped rich or selectable label lays its text out
@@ -356,15 +371,19 @@ class InspectorWidget(QtWidgets.QWidget):
                 item.setToolTip(1, unary if agent is not None else "")
             if item.data(0, role.UserRole) != agent:
                 item.setData(0, role.UserRole, agent)
-            # the relation rows are made when the entity is expanded (_populate)
+            # the relation rows are made when the entity is expanded (_populate); rows made already are updated in
+            # place (the ego's change at almost every step: removed and made anew, the view laid all of them out)
             if shown[i] != rels:
                 shown[i] = rels
                 if item.childCount():
-                    item.takeChildren()
-                item.setData(0, RELATIONS_ROLE, list(rels) if rels else None)
-                item.setChildIndicatorPolicy(
-                    QtWidgets.QTreeWidgetItem.ChildIndicatorPolicy.ShowIndicator if rels
-                    else QtWidgets.QTreeWidgetItem.ChildIndicatorPolicy.DontShowIndicatorWhenChildless)
+                    _set_relation_rows(item, rels)
+                    item.setData(0, RELATIONS_ROLE, None)
+                elif item.data(0, RELATIONS_ROLE) is not None or rels:
+                    item.setData(0, RELATIONS_ROLE, list(rels) if rels else None)
+                policy = (QtWidgets.QTreeWidgetItem.ChildIndicatorPolicy.ShowIndicator if rels
+                          else QtWidgets.QTreeWidgetItem.ChildIndicatorPolicy.DontShowIndicatorWhenChildless)
+                if item.childIndicatorPolicy() != policy:
+                    item.setChildIndicatorPolicy(policy)
             expand = bool(rels) and agent is not None and int(agent) in self._expanded
             if expand and item.isExpanded():
                 self._populate(item)   # expanded already: itemExpanded does not come again

@@ -104,3 +104,34 @@ def test_rows_updated_in_place_show_what_a_new_table_shows(qtbot, run):
     assert min(h for _, h in held) >= kept.why.fontMetrics().lineSpacing() * 4   # REASON_LINES
     for (a0, h0), (a1, h1) in zip(held, held[1:]):
         assert a0 != a1 or h1 >= h0   # the same agent: never shorter (no re-layout of the dock below it)
+
+
+def test_the_ego_s_relation_rows_are_updated_in_place(qtbot, inspector, run):
+    """From step to step the ego's relation rows are given their new texts, and only the missing ones are made
+    (or the extra ones removed): removing all of them and making new ones made the view lay every row out again."""
+    cfg, ep = run
+    ins = Inspector(cfg)
+    w = inspector
+    w.resize(420, 700)
+    w.show()
+    model = w.table.model()
+    changed = []
+    model.rowsInserted.connect(lambda parent, a, b: changed.append(b - a + 1) if parent.isValid() else None)
+    model.rowsRemoved.connect(lambda parent, a, b: changed.append(-(b - a + 1)) if parent.isValid() else None)
+    seen = 0
+    for a in range(len(ep.agents)):
+        prev = None
+        for k in range(5, ep.num_steps):
+            rep = ins.report(ep, k, a)
+            changed.clear()
+            w.set_report(rep)
+            ego = w.table.topLevelItem(0)
+            now = [ego.child(c).text(1) for c in range(ego.childCount())]
+            assert now == list(rep.view[0].relations)
+            if prev is not None and prev and now and prev != now:
+                seen += 1
+                assert sum(abs(n) for n in changed) == abs(len(now) - len(prev)), (changed, len(prev), len(now))
+            prev = now
+        if seen >= 3:
+            break
+    assert seen >= 3
