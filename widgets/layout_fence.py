@@ -2,11 +2,13 @@
 count) re-lays out every widget up to the top-level window — Qt asks each parent again, since any size hint may
 have changed — and the main window then re-lays out all its docks (about 5 ms a step at 1440x900, with the
 animation objects Qt makes for each dock). :func:`fenced` puts such a widget in a frameless scroll area of fixed
-height: the request stops at its viewport, which the label fills (bench/gui.py, issue 13's seek figures).
+height: the request stops at its viewport, which the label fills (bench/gui.py, issue 13's seek figures). The
+fence fills its background with the window colour (what a panel of a dock shows beneath it), so a new text repaints
+the label only.
 """
 from __future__ import annotations
 
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 
 def fenced(widget: QtWidgets.QWidget, lines: int = 1) -> QtWidgets.QScrollArea:
@@ -21,6 +23,10 @@ def fenced(widget: QtWidgets.QWidget, lines: int = 1) -> QtWidgets.QScrollArea:
     m = widget.contentsMargins()
     area.setFixedHeight(widget.fontMetrics().lineSpacing() * max(1, lines) + m.top() + m.bottom() + 4)
     area.setSizePolicy(QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Fixed)
-    area.setStyleSheet("QScrollArea { background: transparent; } QScrollArea > QWidget > QWidget "
-                       "{ background: transparent; }")
+    # opaque, in the window colour its parent shows beneath it (a panel of a dock): a new text repaints the label
+    # alone, not the panel and the dock under it (they were painted at every step under a transparent fence)
+    for w in (area, area.viewport(), widget):
+        w.setBackgroundRole(QtGui.QPalette.ColorRole.Window)
+        w.setAutoFillBackground(True)
+    area.setStyleSheet("QScrollArea > QWidget > QScrollBar { background: transparent; }")   # (as it was drawn)
     return area
