@@ -312,6 +312,9 @@ class TimelineWidget(QtWidgets.QWidget):
         self.bar.scrubbing.connect(self.scrubbing)
         self.spin.valueChanged.connect(self._spin_changed)
         self._setting = False
+        # opaque in the window colour (what its dock shows beneath it): the spin box's new step at each seek
+        # repaints this panel's background under it, not the dock's frame and title and the window beneath
+        self.setAutoFillBackground(True)
 
     def _spin_changed(self, v: int) -> None:
         if not self._setting:

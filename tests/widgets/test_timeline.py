@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6 import QtCore, QtGui  # noqa: E402
+from PySide6 import QtCore, QtGui, QtWidgets  # noqa: E402
 
 from widgets.timeline import Marker, TimelineBar  # noqa: E402
 
@@ -101,3 +101,47 @@ def test_a_cursor_move_repaints_the_strip_between_the_cursors_only_and_draws_the
             assert before == bar.grab().toImage(), k   # ... is what a whole repaint draws
     finally:
         bar.removeEventFilter(spy)
+
+
+def test_a_new_step_repaints_the_panel_not_the_dock_beneath_it(qtbot):
+    """The timeline panel fills its background (the window colour its dock shows): the spin box's new value at
+    each step repaints the panel under it, not the dock's frame and title; same pixels as the dock beneath."""
+    from widgets.timeline import TimelineWidget
+
+    win = QtWidgets.QMainWindow()
+    qtbot.addWidget(win)
+    dock = QtWidgets.QDockWidget("Timeline", win)
+    panel = TimelineWidget()
+    dock.setWidget(panel)
+    win.addDockWidget(QtCore.Qt.DockWidgetArea.BottomDockWidgetArea, dock)
+    win.setCentralWidget(QtWidgets.QWidget())
+    win.resize(700, 240)
+    win.show()
+    qtbot.waitExposed(win)
+    panel.spin.setRange(0, 500)
+    spy = _Painted()
+    app = QtWidgets.QApplication.instance()
+    app.installEventFilter(spy)
+    try:
+        qtbot.wait(50)
+        spy.painted.clear()
+        panel.spin.setValue(42)
+        qtbot.waitUntil(lambda: panel.spin in spy.painted, timeout=2000)
+        qtbot.wait(20)
+    finally:
+        app.removeEventFilter(spy)
+    assert dock not in spy.painted and win not in spy.painted
+    before = win.grab().toImage()
+    panel.setAutoFillBackground(False)   # as it was: the dock painted beneath the panel
+    assert win.grab().toImage() == before
+
+
+class _Painted(QtCore.QObject):
+    def __init__(self) -> None:
+        super().__init__()
+        self.painted: list = []
+
+    def eventFilter(self, obj, ev) -> bool:  # noqa: N802 (Qt name)
+        if ev.type() == QtCore.QEvent.Type.Paint:
+            self.painted.append(obj)
+        return False
