@@ -200,6 +200,11 @@ class InspectorWidget(QtWidgets.QWidget):
         self.table.setMinimumHeight(80)
         self.table.itemDoubleClicked.connect(self._entity_clicked)
         self.table.itemExpanded.connect(self._populate)
+        # the rows changed at a step repaint the rows (not the whole table, frame included: the table is updated
+        # in place with its updates on), and the scroll bar, whose range changes with the rows, paints its
+        # background itself (the window colour, all its style leaves visible): neither repaints the table's frame,
+        # the group box and the splitter beneath it
+        self.table.verticalScrollBar().setAutoFillBackground(True)
         vl.addWidget(self.table)
         # the table comes right after the explanation; the action plot shares a splitter with it (drag to resize)
         self.splitter = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
@@ -336,7 +341,6 @@ class InspectorWidget(QtWidgets.QWidget):
         else:
             self._expanded = {r.agent}
         self._table_key = key
-        self.table.setUpdatesEnabled(False)
         role = QtCore.Qt.ItemDataRole
         rows: list[tuple[str, str, int | None, tuple[str, ...]]] = []   # (entity, predicates, agent, relations)
         if r.view_error:
@@ -395,7 +399,6 @@ class InspectorWidget(QtWidgets.QWidget):
         width = max(90, fm.horizontalAdvance(longest) + 40)
         if width != self.table.columnWidth(0):
             self.table.setColumnWidth(0, width)
-        self.table.setUpdatesEnabled(True)
         # lay the rows out now, and run what the tree queued for itself, rather than in the event loop after the
         # window is painted: each would repaint the table, its group box and the dock's scroll bar once more
         t.doItemsLayout()

@@ -135,3 +135,53 @@ def test_the_ego_s_relation_rows_are_updated_in_place(qtbot, inspector, run):
         if seen >= 3:
             break
     assert seen >= 3
+
+
+class _Painted(QtCore.QObject):
+    def __init__(self) -> None:
+        super().__init__()
+        self.painted: list = []
+
+    def eventFilter(self, obj, ev) -> bool:  # noqa: N802 (Qt name)
+        if ev.type() == QtCore.QEvent.Type.Paint:
+            self.painted.append(obj)
+        return False
+
+
+def test_a_new_step_repaints_the_table_s_rows_not_its_frame_and_group_box(qtbot, inspector, run):
+    """The rows of a new step are repainted, and the scroll bar whose range changed paints its own background:
+    the table's frame, its group box and the splitter beneath are not painted again (each a paint of its own)."""
+    from PySide6 import QtWidgets
+
+    cfg, ep = run
+    ins = Inspector(cfg)
+    w = inspector
+    w.resize(420, 560)
+    w.show()
+    qtbot.waitExposed(w)
+    t = w.table
+    app = QtWidgets.QApplication.instance()
+    checked = 0
+    for a in range(len(ep.agents)):
+        for k in range(5, ep.num_steps):
+            w.set_report(ins.report(ep, k, a))
+            qtbot.wait(10)
+            bar = t.verticalScrollBar().isVisible()
+            rep = ins.report(ep, k + 1, a) if k + 1 <= ep.num_steps else None
+            if rep is None or rep.view == w.report.view:
+                continue
+            spy = _Painted()
+            app.installEventFilter(spy)
+            try:
+                w.set_report(rep)
+                qtbot.waitUntil(lambda: t.viewport() in spy.painted, timeout=2000)
+                qtbot.wait(10)
+            finally:
+                app.removeEventFilter(spy)
+            if t.verticalScrollBar().isVisible() != bar:
+                continue   # the scroll bar shown or hidden: the frame is repainted where it was
+            checked += 1
+            assert not {id(x) for x in (t, w.view_box, w.splitter)} & {id(x) for x in spy.painted}
+            if checked >= 4:
+                return
+    assert checked >= 4
