@@ -231,6 +231,20 @@ class GroundingTables(Interpretation):
                     self._binary_local[pred] = v
         return v
 
+    def binary_view(self, pred: str, ego: int) -> np.ndarray:
+        """bool [K, K]: ``binary_local(pred)[ego]`` without the other views' tables (a dense scene gathers the
+        one view from its global table; the inspector shows one view)."""
+        full = self._binary_local.get(pred)
+        if full is not None:
+            return full[ego]
+        if self._dense is None:
+            return self.binary_rows(pred, np.array([ego]))[0]
+        ent, valid = self.ent[ego], self.valid[ego]
+        v = self._pair_table(pred)[ent[:, None], ent[None, :]]
+        v &= valid[:, None]
+        v &= valid[None, :]
+        return v
+
     def binary_rows(self, pred: str, rows: np.ndarray) -> np.ndarray:
         full = self._binary_local.get(pred)
         if full is not None or self._dense is not None:

@@ -281,12 +281,17 @@ def view_table(g, ego: int, members: np.ndarray | None = None) -> tuple[ViewRow,
     names = [g.names[a] for a in ents]
     onto = g.ontology
     unary: list[list[str]] = [[] for _ in range(k)]
-    for p in onto.unary:
-        for i in np.flatnonzero(np.asarray(g.unary_local(p.name))[ego, :k]).tolist():
-            unary[i].append(p.name)
+    preds = [p.name for p in onto.unary]
+    if preds:   # every unary row of the ego's view at once; nonzero runs predicate by predicate (ontology order)
+        held = np.stack([np.asarray(g.unary_local(name))[ego, :k] for name in preds])
+        for u, i in zip(*(x.tolist() for x in np.nonzero(held))):
+            unary[i].append(preds[u])
     rel: list[list[str]] = [[] for _ in range(k)]
     for p in onto.binary:   # relations in ontology order, then entity order (as Grounding.ego_view)
-        for i, j in zip(*(x.tolist() for x in np.nonzero(np.asarray(g.binary_local(p.name))[ego, :k, :k]))):
-            rel[i].append(f"{p.name}({names[i]}, {names[j]})")
+        # the ego's view only (binary_view: not every view's table of the grounding)
+        ii, jj = np.nonzero(np.asarray(g.binary_view(p.name, ego))[:k, :k])
+        heads = [f"{p.name}({n}, " for n in names]
+        for i, j in zip(ii.tolist(), jj.tolist()):
+            rel[i].append(heads[i] + names[j] + ")")
     glob = ents if members is None else np.asarray(members)[ents]
     return tuple(ViewRow(names[i], int(a), tuple(unary[i]), tuple(rel[i])) for i, a in enumerate(glob.tolist()))

@@ -40,3 +40,19 @@ def test_rows_of_the_full_tables_equal_the_full_tables_rows():
     for p in ("NextTo", "CollidingClose", "LeftOf"):
         part = g.binary_rows(p, rows)
         assert np.array_equal(part, g.binary_local(p)[rows]), p
+
+
+def test_one_view_of_the_binary_tables_equals_its_row_of_the_full_tables():
+    """``binary_view`` (the inspector's one view) reads the same values as ``binary_local``, whose other views it
+    does not build, in a dense scene (gathered from the global tables) and in a large one (that view's pairs)."""
+    for n in (40, 300):
+        g = _scene(n=n, seed=13)
+        assert (len(g.names) > DENSE_PAIR_AGENTS) == (n == 300)
+        egos = [0, 3, len(g.names) - 1]
+        for p in (q.name for q in g.ontology.binary):
+            views = [g.binary_view(p, e).copy() for e in egos]
+            assert p not in g._binary_local, "one view must not build every view's table"
+            full = g.binary_local(p)
+            for e, v in zip(egos, views):
+                assert np.array_equal(v, full[e]), (n, p, e)
+            assert np.array_equal(g.binary_view(p, egos[1]), full[egos[1]])   # read from the full table now
