@@ -22,8 +22,6 @@ POINTS_UP_TO = 300
 #: Above this many steps the action curve is drawn as a line over the visible steps, downsampled to the plot's
 #: pixels (a step outline of 10,000 steps costs a paint in proportion to the recording, for steps under a pixel).
 STEPS_UP_TO = 2000
-#: An entity row's relation rows not made yet (they are made when it is expanded).
-RELATIONS_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
 #: Whether a row is the ego's (rows are updated in place from view to view; the ego's row is bold).
 EGO_ROLE = QtCore.Qt.ItemDataRole.UserRole + 2
 
@@ -375,15 +373,14 @@ class InspectorWidget(QtWidgets.QWidget):
                 item.setToolTip(1, unary if agent is not None else "")
             if item.data(0, role.UserRole) != agent:
                 item.setData(0, role.UserRole, agent)
-            # the relation rows are made when the entity is expanded (_populate); rows made already are updated in
-            # place (the ego's change at almost every step: removed and made anew, the view laid all of them out)
+            # the relation rows are made when the entity is expanded (_populate, from shown[i]: kept here, not in the
+            # item's data, which copied every collapsed row's relations into Qt and emitted a change at each step);
+            # rows made already are updated in place (the ego's change at almost every step: removed and made
+            # anew, the view laid all of them out)
             if shown[i] != rels:
                 shown[i] = rels
                 if item.childCount():
                     _set_relation_rows(item, rels)
-                    item.setData(0, RELATIONS_ROLE, None)
-                elif item.data(0, RELATIONS_ROLE) is not None or rels:
-                    item.setData(0, RELATIONS_ROLE, list(rels) if rels else None)
                 policy = (QtWidgets.QTreeWidgetItem.ChildIndicatorPolicy.ShowIndicator if rels
                           else QtWidgets.QTreeWidgetItem.ChildIndicatorPolicy.DontShowIndicatorWhenChildless)
                 if item.childIndicatorPolicy() != policy:
@@ -403,12 +400,16 @@ class InspectorWidget(QtWidgets.QWidget):
         # window is painted: each would repaint the table, its group box and the dock's scroll bar once more
         t.doItemsLayout()
         QtCore.QCoreApplication.sendPostedEvents(t, QtCore.QEvent.Type.MetaCall)
+        t.header().resizeSections()
 
     def _populate(self, item: QtWidgets.QTreeWidgetItem) -> None:
-        """An entity row is expanded: its relation rows, made once (a crowded view has hundreds)."""
-        rels = item.data(0, RELATIONS_ROLE)
+        """An entity row is expanded: its relation rows, made once (a crowded view has hundreds); later views
+        update them in place (_fill_table)."""
+        if item.parent() is not None or item.childCount():
+            return
+        i = self.table.indexOfTopLevelItem(item)
+        rels = self._row_relations[i] if 0 <= i < len(self._row_relations) else None
         if rels:
-            item.setData(0, RELATIONS_ROLE, None)
             item.addChildren([QtWidgets.QTreeWidgetItem(["", str(rel)]) for rel in rels])
 
     def _plot_actions(self, r: AgentReport) -> None:

@@ -137,6 +137,44 @@ def test_the_ego_s_relation_rows_are_updated_in_place(qtbot, inspector, run):
     assert seen >= 3
 
 
+
+def test_a_collapsed_entity_s_new_relations_change_no_row_and_show_when_expanded(qtbot, inspector, run):
+    """A collapsed entity whose relations change from step to step (same name and predicates) keeps its row as it
+    is (its relations wait outside the tree until it is expanded: no change of the row, no copy into Qt), and
+    expanding it then shows the new relations."""
+    cfg, ep = run
+    ins = Inspector(cfg)
+    w = inspector
+    w.resize(420, 700)
+    w.show()
+    t = w.table
+    changed: list[int] = []
+    t.itemChanged.connect(lambda item, col: changed.append(t.indexOfTopLevelItem(item)) if item.parent() is None
+                          else None)
+    seen = 0
+    for a in range(len(ep.agents)):
+        prev = None
+        for k in range(5, ep.num_steps):
+            rep = ins.report(ep, k, a)
+            changed.clear()
+            w.set_report(rep)
+            if prev is not None:
+                same = [j for j, (r0, r1) in enumerate(zip(prev.view, rep.view)) if j and r0.name == r1.name
+                        and r0.unary == r1.unary and r0.relations != r1.relations and r1.relations
+                        and not t.topLevelItem(j).isExpanded()]
+                for j in same:
+                    seen += 1
+                    assert j not in changed, (k, a, j)
+                if same and seen >= 3:
+                    item = t.topLevelItem(same[0])
+                    item.setExpanded(True)
+                    assert [item.child(c).text(1) for c in range(item.childCount())] == \
+                        list(rep.view[same[0]].relations)
+                    return
+            prev = rep
+    pytest.fail(f"only {seen} collapsed entities with new relations in the run")
+
+
 class _Painted(QtCore.QObject):
     def __init__(self) -> None:
         super().__init__()
