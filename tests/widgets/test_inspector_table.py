@@ -10,6 +10,7 @@ pytest.importorskip("pytestqt")
 from PySide6 import QtCore  # noqa: E402
 
 from core.view.inspect import Inspector  # noqa: E402
+from tests.support.qt import paint_spy  # noqa: E402
 from tests.support.studio import recorded_run  # noqa: E402
 
 
@@ -175,15 +176,6 @@ def test_a_collapsed_entity_s_new_relations_change_no_row_and_show_when_expanded
     pytest.fail(f"only {seen} collapsed entities with new relations in the run")
 
 
-class _Painted(QtCore.QObject):
-    def __init__(self) -> None:
-        super().__init__()
-        self.painted: list = []
-
-    def eventFilter(self, obj, ev) -> bool:  # noqa: N802 (Qt name)
-        if ev.type() == QtCore.QEvent.Type.Paint:
-            self.painted.append(obj)
-        return False
 
 
 def test_a_new_step_repaints_the_table_s_rows_not_its_frame_and_group_box(qtbot, inspector, run):
@@ -208,7 +200,7 @@ def test_a_new_step_repaints_the_table_s_rows_not_its_frame_and_group_box(qtbot,
             rep = ins.report(ep, k + 1, a) if k + 1 <= ep.num_steps else None
             if rep is None or rep.view == w.report.view:
                 continue
-            spy = _Painted()
+            spy = paint_spy()
             app.installEventFilter(spy)
             try:
                 w.set_report(rep)

@@ -6,8 +6,9 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6 import QtCore, QtWidgets  # noqa: E402
+from PySide6 import QtWidgets  # noqa: E402
 
+from tests.support.qt import paint_spy  # noqa: E402
 from widgets.layout_fence import fenced  # noqa: E402
 
 
@@ -32,15 +33,6 @@ def panel(qtbot, transparent: bool = False):
     return w, label
 
 
-class _Paints(QtCore.QObject):
-    def __init__(self) -> None:
-        super().__init__()
-        self.painted: list[QtCore.QObject] = []
-
-    def eventFilter(self, obj, ev) -> bool:  # noqa: N802 (Qt name)
-        if ev.type() == QtCore.QEvent.Type.Paint:
-            self.painted.append(obj)
-        return False
 
 
 def test_a_fenced_label_looks_as_over_its_panel_and_a_new_text_repaints_it_alone(qtbot):
@@ -51,7 +43,7 @@ def test_a_fenced_label_looks_as_over_its_panel_and_a_new_text_repaints_it_alone
         old_label.setText(text)
         qtbot.wait(20)
         assert w.grab().toImage() == old.grab().toImage(), text
-    spy = _Paints()
+    spy = paint_spy()
     app = QtWidgets.QApplication.instance()
     app.installEventFilter(spy)
     try:

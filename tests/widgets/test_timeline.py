@@ -9,6 +9,7 @@ pytest.importorskip("pytestqt")
 
 from PySide6 import QtCore, QtGui, QtWidgets  # noqa: E402
 
+from tests.support.qt import paint_spy  # noqa: E402
 from widgets.timeline import Marker, TimelineBar  # noqa: E402
 
 RED, BLUE = (220, 30, 40), (30, 60, 230)
@@ -63,15 +64,6 @@ def test_set_markers_replaces_every_lane(bar):
     assert [m.text for m in bar.markers] == ["b"]
 
 
-class _PaintRects(QtCore.QObject):
-    def __init__(self) -> None:
-        super().__init__()
-        self.rects: list[QtCore.QRect] = []
-
-    def eventFilter(self, obj, ev) -> bool:  # noqa: N802 (Qt name)
-        if ev.type() == QtCore.QEvent.Type.Paint:
-            self.rects.append(ev.rect())
-        return False
 
 
 def test_a_cursor_move_repaints_the_strip_between_the_cursors_only_and_draws_the_same_pixels(bar, qtbot):
@@ -82,7 +74,7 @@ def test_a_cursor_move_repaints_the_strip_between_the_cursors_only_and_draws_the
     bar.set_breakpoints([1200, 5000])
     bar.set_value(3000)
     bar.repaint()
-    spy = _PaintRects()
+    spy = paint_spy()
     bar.installEventFilter(spy)
     try:
         for k in (3100, 2000, 8000, 7990, 0, 10000, 3990, 4010, 4200, 4210):   # (tick labels across strip edges)
@@ -119,7 +111,7 @@ def test_a_new_step_repaints_the_panel_not_the_dock_beneath_it(qtbot):
     win.show()
     qtbot.waitExposed(win)
     panel.spin.setRange(0, 500)
-    spy = _Painted()
+    spy = paint_spy()
     app = QtWidgets.QApplication.instance()
     app.installEventFilter(spy)
     try:
@@ -136,12 +128,3 @@ def test_a_new_step_repaints_the_panel_not_the_dock_beneath_it(qtbot):
     assert win.grab().toImage() == before
 
 
-class _Painted(QtCore.QObject):
-    def __init__(self) -> None:
-        super().__init__()
-        self.painted: list = []
-
-    def eventFilter(self, obj, ev) -> bool:  # noqa: N802 (Qt name)
-        if ev.type() == QtCore.QEvent.Type.Paint:
-            self.painted.append(obj)
-        return False
