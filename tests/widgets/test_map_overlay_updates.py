@@ -76,3 +76,54 @@ def test_witness_overlay_redraws_only_when_its_agents_move(qtbot, monkeypatch):
     assert not w.ring.isVisible() and not w.line.isVisible()
     w.show(pos2, 0, (1, 2))                               # shown again after being hidden
     assert ring.n == 3 and w.ring.isVisible()
+
+
+def test_static_pictures_are_drawn_once_per_zoom_and_look_the_same(qtbot, monkeypatch, episode):
+    """The map's pictures (the city, the intersections) are kept as pixmaps of the view's pixels: a new state
+    repaints the view without drawing them again, a zoom draws them anew, and the frame is pixel for pixel the one
+    drawn without the cache."""
+    from PySide6 import QtWidgets
+
+    from core.view.scene import build_scene
+    from tests.support.qt import paint_spy, shown
+    from widgets.map_view import MapView
+
+    view = shown(qtbot, MapView(), 420, 380)
+    view.set_city(default_config().city)
+    view.show_scene(build_scene(episode, 3, selected=1))
+    painted = paint_spy()
+    view.viewport().installEventFilter(painted)
+
+    def frame() -> None:     # the next paint of the view, through the event loop
+        n = len(painted.painted)
+        view.viewport().update()
+        qtbot.waitUntil(lambda: len(painted.painted) > n)
+
+    frame()
+    drawn: list[object] = []
+
+    def counting(item):
+        real = item.paint
+
+        def counted(*a):
+            drawn.append(item)
+            return real(*a)
+        return counted
+
+    for item in (view.map_item, view.icon_item, view.inter_item):
+        monkeypatch.setattr(item, "paint", counting(item))
+    view.show_scene(build_scene(episode, 4, selected=1))
+    frame()
+    assert drawn == []                                      # a new state: the pictures are blitted
+    cached = view.viewport().grab().toImage()
+    for item in (view.map_item, view.icon_item, view.inter_item):
+        item.setCacheMode(QtWidgets.QGraphicsItem.CacheMode.NoCache)
+    frame()
+    assert view.map_item in drawn
+    assert view.viewport().grab().toImage() == cached       # the same pixels without the cache
+    for item in (view.map_item, view.icon_item, view.inter_item):
+        item.setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
+    frame()
+    drawn.clear()
+    view.vb.scaleBy((0.8, 0.8))                             # a zoom: drawn again at the new scale
+    qtbot.waitUntil(lambda: view.map_item in drawn)
