@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .run import read_config, write_config
+from .run import CONFIG_FILE, MODEL_FILE, read_config, write_config
 
 __all__ = ["RunResult", "collect_results", "format_results", "random_scores"]
 
@@ -45,15 +45,38 @@ def collect_results(runs: list[str | Path], evaluate_missing: bool = True, progr
         if not test and evaluate_missing:
             if progress:
                 progress(f"evaluating {r} on the test split")
+            before = _run_state(r)
             test = validate(load_run(r), cfg["mode"], 0, split="test")
-            cfg.setdefault("metrics", {})["test"] = test
-            write_config(r, cfg)
+            if _run_state(r) == before:
+                cfg.setdefault("metrics", {})["test"] = test
+                write_config(r, cfg)
+            else:
+                # the run changed meanwhile (it is still training): its own config wins, and a test figure it now
+                # holds is of its final checkpoint; ours is of the checkpoint read and is not stored
+                cfg = read_config(r)
+                test = cfg.get("metrics", {}).get("test") or test
+                if progress:
+                    progress(f"{r} changed while it was evaluated (still training?): its config is left as it is")
         if not test:
             continue
         tr = cfg.get("training", {})
         out.append(RunResult(str(r), cfg["algo"], cfg["mode"], int(tr.get("seed", 0)), float(test["TSR"]),
                              float(test["DSR"]), float(test["Score"]), tr.get("wall_seconds"), tr.get("steps")))
     return out
+
+
+def _run_state(run: str | Path) -> tuple:
+    """What a training process rewrites in a run folder (its config, its weights): compared before and after a
+    test evaluation, so the table never overwrites the config of a run that is still training (which lost the
+    run's last validation and its wall-clock time)."""
+    state = []
+    for name in (CONFIG_FILE, MODEL_FILE):
+        try:
+            st = (Path(run) / name).stat()
+            state.append((st.st_mtime_ns, st.st_size))
+        except OSError:
+            state.append(None)
+    return tuple(state)
 
 
 def random_scores(modes: list[str]) -> dict[str, tuple[float, float, float]]:

@@ -172,3 +172,42 @@ def test_training_reward_replaces_only_the_penalties():
         if term or trunc:
             env.reset()
     assert seen_fail
+
+
+def test_table_stores_the_test_figures_of_a_finished_run(tmp_path, monkeypatch):
+    import core.tasks.spf_learning.monitor as monitor
+    from core.tasks.spf_learning.run import read_config
+    from core.tasks.spf_learning.table import collect_results
+
+    run = _saved(tmp_path)
+    figures = {"TSR": 0.5, "DSR": 0.25, "Score": -1.0, "episodes": 100}
+    monkeypatch.setattr(monitor, "validate", lambda *a, **k: dict(figures))
+    (res,) = collect_results([run])
+    assert (res.tsr, res.dsr, res.score) == (0.5, 0.25, -1.0)
+    assert read_config(run)["metrics"]["test"] == figures
+
+
+def test_table_leaves_a_run_that_is_still_training_as_it_is(tmp_path, monkeypatch):
+    """`spf table` evaluated a run whose training was still going, then wrote the config it had read before: the
+    run's last validation and its wall-clock time, written meanwhile, were lost."""
+    import core.tasks.spf_learning.monitor as monitor
+    from core.tasks.spf_learning.run import read_config, write_config
+    from core.tasks.spf_learning.table import collect_results
+
+    run = _saved(tmp_path)
+
+    def training_goes_on(*a, **k):   # the training process finishes while the table evaluates
+        cfg = read_config(run)
+        cfg["training"]["wall_seconds"] = 377.0
+        cfg.setdefault("metrics", {})["history"] = [{"step": 3000, "val_TSR": 1.0}]
+        write_config(run, cfg)
+        return {"TSR": 0.5, "DSR": 0.25, "Score": -1.0, "episodes": 100}
+
+    monkeypatch.setattr(monitor, "validate", training_goes_on)
+    messages: list[str] = []
+    (res,) = collect_results([run], progress=messages.append)
+    cfg = read_config(run)
+    assert cfg["training"]["wall_seconds"] == 377.0 and cfg["metrics"]["history"][-1]["step"] == 3000
+    assert "test" not in cfg["metrics"]
+    assert res.tsr == 0.5 and res.wall_seconds == 377.0
+    assert any("still training" in m for m in messages)
