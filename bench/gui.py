@@ -431,6 +431,9 @@ def main() -> int:
     from core.sim.config import load_mode
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])
+    from app import gui_gc
+
+    gui_gc.install()   # as the studio does (main.py): cyclic garbage collected from a GUI-thread timer
     if args.every_step_checkpoints:
         import app.worker as worker
 

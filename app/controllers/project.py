@@ -16,6 +16,7 @@ from core.project import Project, describe_error, is_project, manifest_name, rep
 from core.studio.episode_file import is_episode_file
 from core.studio.session import Session, load_target
 
+from .. import gui_gc
 from ..settings import add_recent, recent_files, remove_recent
 from . import Shell
 from .playback import PlaybackController
@@ -96,6 +97,7 @@ class ProjectController(QtCore.QObject):
         file shown as a read-only replay (nothing is simulated)."""
         self.playback.pause()
         problems = self.session.open(project, episode, read_only=read_only)
+        gui_gc.release_long_lived()   # the replaced project's reference cycles are freed by the next full collection
         self.playback.start(project)
         if problems:   # shown once the simulation is ready, so "Ready: …" does not hide it
             text = f"Left out {len(problems)} breakpoint(s) of the project: {'; '.join(problems)}"

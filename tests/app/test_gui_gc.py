@@ -84,3 +84,51 @@ def test_the_studio_entry_installs_it(tmp_path):
                        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
     assert r.returncode == 0, r.stderr[-3000:]
     assert r.stdout.split()[-2:] == ["installed", "0"] and out.exists(), (r.stdout, r.stderr[-2000:])
+
+
+def test_a_full_collection_freezes_its_survivors_and_a_new_project_releases_them(qtbot, monkeypatch):
+    """A full collection walked every object of a long recording (250 ms at 10,000 steps x 200 agents) once every ten
+    younger collections; the survivors of a long one are now frozen, and released when a project is replaced."""
+    monkeypatch.setattr(gui_gc, "FREEZE_AFTER_S", 0.0)     # this test's heap is small: every full pass counts
+    gc.unfreeze()
+    gc.collect()
+    keep = [_Cycle() for _ in range(2000)]                  # long-lived objects
+    gen = gc.get_threshold()
+    passes = 0
+    while gc.get_freeze_count() < len(keep) and passes < 4 * gen[1] * gen[2]:
+        garbage = [_Cycle() for _ in range(gen[0] + 1)]      # enough for a collection at every timer tick
+        del garbage
+        gui_gc._collector.check()                            # what the GUI-thread timer calls
+        passes += 1
+    assert gc.get_freeze_count() >= len(keep), passes      # the first full pass froze its survivors
+    frozen = gc.get_freeze_count()
+    for _ in range(gen[1]):                                 # younger collections leave the frozen alone
+        garbage = [_Cycle() for _ in range(gen[0] + 1)]
+        del garbage
+        gui_gc._collector.check()
+    assert gc.get_freeze_count() >= frozen
+    del keep
+    gui_gc.release_long_lived()                             # what the project controller calls on install
+    assert gc.get_freeze_count() == 0
+    gc.collect()
+
+
+def test_a_full_collection_quicker_than_the_limit_freezes_nothing(qtbot, monkeypatch):
+    monkeypatch.setattr(gui_gc, "FREEZE_AFTER_S", 60.0)    # every full pass of this test is quicker than that
+    gc.unfreeze()
+    gen = gc.get_threshold()
+    for _ in range(4 * gen[1] * gen[2]):                    # several full passes over this small heap
+        garbage = [_Cycle() for _ in range(gen[0] + 1)]
+        del garbage
+        gui_gc._collector.check()
+    assert gc.get_freeze_count() == 0
+
+
+def test_opening_a_project_releases_the_frozen_objects(studio, qtbot):
+    from core.project import new_project
+    from tests.support.studio import default_config
+
+    gc.freeze()
+    assert gc.get_freeze_count() > 0
+    studio._install_project(new_project(default_config()), None)
+    assert gc.get_freeze_count() == 0
