@@ -50,10 +50,10 @@ def install(interval_s: float = INTERVAL_S) -> None:
         """pyqtgraph's collector (the same generations and thresholds), freezing what a full collection leaves."""
 
         def check(self) -> None:
-            counts = gc.get_count()
-            full = all(c > t for c, t in zip(counts, self.threshold))   # when the parent collects generation 2
+            oldest = gc.get_count()[2]
             start = time.perf_counter()
             super().check()
+            full = gc.get_count()[2] < oldest      # a full collection resets the oldest generation's count
             if full and time.perf_counter() - start >= FREEZE_AFTER_S:
                 gc.freeze()
 
