@@ -7,15 +7,14 @@ that step.
 """
 from __future__ import annotations
 
-import html
-
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6 import QtCore, QtWidgets
 
 from core.codes import ACTION_NAMES
 from core.view.colouring import ACTION_COLOURS
 from core.view.inspect import AgentReport
+from widgets.agent_summary import AgentSummary
 
 
 POINTS_UP_TO = 300
@@ -24,10 +23,6 @@ POINTS_UP_TO = 300
 STEPS_UP_TO = 2000
 #: Whether a row is the ego's (rows are updated in place from view to view; the ego's row is bold).
 EGO_ROLE = QtCore.Qt.ItemDataRole.UserRole + 2
-
-
-#: Lines the explanation box reserves (the usual explanation: the fired clause, its witness and the source).
-REASON_LINES = 4
 
 
 def _retitle(box: QtWidgets.QGroupBox, title: str) -> None:
@@ -59,40 +54,6 @@ def _set_relation_rows(item: QtWidgets.QTreeWidgetItem, rels: tuple[str, ...]) -
         item.addChildren([QtWidgets.QTreeWidgetItem(["", str(rel)]) for rel in rels[n:]])
 
 
-class _MeasuredLabel(QtWidgets.QLabel):
-    """A label that measures its size hints once per text and width: at each seek the dock's layout asks every label
-    several times (the grid, then the scroll area), and a word-wrapped rich or selectable label lays its text out
-    again each time; the answers are Qt's own, kept until the text, its format or the font or style change."""
-
-    def __init__(self, text: str = "") -> None:
-        super().__init__(text)
-        self._hints: dict[tuple, object] = {}
-
-    def _measured(self, what: str, width: int, measure):
-        key = (what, width, self.text(), self.textFormat())
-        hint = self._hints.get(key)
-        if hint is None:
-            if len(self._hints) > 64:
-                self._hints.clear()
-            hint = self._hints[key] = measure()
-        return hint
-
-    def sizeHint(self) -> QtCore.QSize:  # noqa: N802 (Qt name)
-        return QtCore.QSize(self._measured("size", -1, super().sizeHint))
-
-    def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802 (Qt name)
-        return QtCore.QSize(self._measured("minimum", -1, super().minimumSizeHint))
-
-    def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt name)
-        return self._measured("height", width, lambda: super(_MeasuredLabel, self).heightForWidth(width))
-
-    def changeEvent(self, ev: QtCore.QEvent) -> None:  # noqa: N802 (Qt name)
-        if ev.type() in (QtCore.QEvent.Type.FontChange, QtCore.QEvent.Type.StyleChange,
-                         QtCore.QEvent.Type.ContentsRectChange):
-            self._hints.clear()
-        super().changeEvent(ev)
-
-
 class InspectorWidget(QtWidgets.QWidget):
     stepRequested = QtCore.Signal(int)
     agentRequested = QtCore.Signal(int)   # a click on an entity of the view table
@@ -114,47 +75,9 @@ class InspectorWidget(QtWidgets.QWidget):
         shell.addWidget(self.scroll)
         outer = QtWidgets.QVBoxLayout(body)
         outer.setContentsMargins(6, 4, 6, 4)
-        self.title = _MeasuredLabel("No agent selected — click an agent on the map")
-        f = self.title.font()
-        f.setPointSizeF(f.pointSizeF() + 2)
-        f.setBold(True)
-        self.title.setFont(f)
-        self.title.setWordWrap(True)
-        outer.addWidget(self.title)
-
-        # two label/value pairs per row: the facts take five rows, so the true-predicates table below stays in
-        # sight in a 1440x900 window (issue 13: it was below the fold)
-        form = QtWidgets.QGridLayout()
-        form.setHorizontalSpacing(8)
-        form.setVerticalSpacing(2)
-        self.fields: dict[str, QtWidgets.QLabel] = {}
-        rows = (("Type", "Direction"), ("Position", "Goal"), ("Concepts", "Goals reached"), ("Priority",),
-                ("Action",))
-        for r, keys in enumerate(rows):
-            for c, key in enumerate(keys):
-                name = QtWidgets.QLabel(key + ":")
-                name.setAlignment(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignTop)
-                lab = _MeasuredLabel("—")
-                lab.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
-                lab.setWordWrap(True)   # long texts wrap instead of widening (and re-laying out) the dock
-                lab.setAlignment(QtCore.Qt.AlignmentFlag.AlignLeft | QtCore.Qt.AlignmentFlag.AlignTop)
-                self.fields[key] = lab
-                form.addWidget(name, r, 2 * c)
-                form.addWidget(lab, r, 2 * c + 1, 1, 1 if len(keys) > 1 else 3)
-        form.setColumnStretch(1, 1)
-        form.setColumnStretch(3, 1)
-        outer.addLayout(form)
-
-        why_box = self.why_box = QtWidgets.QGroupBox("Why this action")
-        wl = QtWidgets.QVBoxLayout(why_box)
-        wl.setContentsMargins(6, 4, 6, 4)
-        self.why = _MeasuredLabel("—")
-        self.why.setWordWrap(True)
-        self.why.setTextFormat(QtCore.Qt.TextFormat.RichText)
-        self.why.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.why.setAlignment(QtCore.Qt.AlignmentFlag.AlignLeft | QtCore.Qt.AlignmentFlag.AlignTop)
-        wl.addWidget(self.why)
-        outer.addWidget(why_box)
+        # who the agent is, its facts and why it took its action: one document (widgets/agent_summary.py)
+        self.summary = AgentSummary()
+        outer.addWidget(self.summary)
 
         self.plot = pg.PlotWidget(background=None)
         self.plot.setMinimumHeight(80)
@@ -203,6 +126,9 @@ class InspectorWidget(QtWidgets.QWidget):
         # background itself (the window colour, all its style leaves visible): neither repaints the table's frame,
         # the group box and the splitter beneath it
         self.table.verticalScrollBar().setAutoFillBackground(True)
+        # the scroll bar always there: one that comes and goes with the number of rows narrows the rows, which
+        # resizes the stretched column and repaints the table in a pass of its own after the step's (a timer)
+        self.table.setVerticalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         vl.addWidget(self.table)
         # the table comes right after the explanation; the action plot shares a splitter with it (drag to resize)
         self.splitter = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
@@ -218,20 +144,13 @@ class InspectorWidget(QtWidgets.QWidget):
         self._table_key: tuple | None = None    # what the true-predicates table shows (rebuilt when it changes)
         self._expanded: set[int] = set()          # entities whose relations are expanded (the ego, the user's)
         self._row_relations: list[tuple[str, ...] | None] = []   # each table row's relations as shown
-        self._held: dict[QtWidgets.QLabel, tuple[tuple[int, int], int, str]] = {}   # (agent, width), held, text
         self._span = 20
         self.plot.getPlotItem().setXRange(0, self._span, padding=0.02)
 
     # ---- updates ----------------------------------------------------------------------------------------------
     def clear(self) -> None:
         self.report = None
-        self.title.setText("No agent selected — click an agent on the map")
-        for lab in self.fields.values():
-            lab.setText("—")
-        self.why.setText("—")
-        for lab in self._held:
-            lab.setMinimumHeight(0)
-        self._held.clear()
+        self.summary.clear_report()
         self.table.clear()
         self._table_key = None
         self._row_relations = []
@@ -243,85 +162,16 @@ class InspectorWidget(QtWidgets.QWidget):
 
     def set_report(self, r: AgentReport, colour: tuple[int, int, int] | None = None) -> None:
         self.report = r
-        sw = f"<span style='color:rgb{tuple(colour)}'>&#9679;</span> " if colour is not None else ""
-        self.title.setText(f"{sw}{html.escape(r.name)} <span style='font-weight:normal'>at step {r.step}</span>")
-        self.title.setTextFormat(QtCore.Qt.TextFormat.RichText)
-        f = self.fields
-        f["Type"].setText(f"{r.kind} ({r.detailed})" if r.detailed.lower() != r.kind.lower() else r.kind)
-        f["Concepts"].setText(", ".join(r.concepts) or "none")
-        f["Priority"].setText(f"{r.priority}  (smaller goes first)")
-        f["Priority"].setToolTip("A smaller number is a higher priority")
-        f["Position"].setText(f"row {r.position[0]}, col {r.position[1]}")
-        f["Direction"].setText(r.heading)
-        f["Goal"].setText(f"row {r.goal[0]}, col {r.goal[1]}")
-        if r.decided is None:
-            f["Action"].setText(f"{r.next_action} (nothing simulated yet)")
-        else:
-            moved = "" if r.realised == r.decided else f", moved {r.realised}"
-            if r.forced:
-                source = f"forced by {r.forced}"
-            else:
-                source = "rules derived: " + (", ".join(r.derived) if r.derived else "nothing (default Normal)")
-            if r.pending:   # the same words as the map's "Action (next)" / "Fired clause" at the newest state
-                how = "forced by the user" if r.upcoming else "decided"
-                head = (f"<b>{r.next_action}</b> <span style='color:#b35900'>(the newest state: {how} when the "
-                        f"simulation steps)</span><br>step {r.decision_step}: {r.decided}{moved}")
-            else:
-                head = f"<b>{r.decided}</b>{moved}"
-            f["Action"].setText(f"{head}<br><span style='color:gray'>{html.escape(source)}</span>")
-            f["Action"].setTextFormat(QtCore.Qt.TextFormat.RichText)
+        if self.summary.show_report(r, colour):
+            # it grew for a longer text: place the table below it now, before the table lays out its rows (the
+            # dock's layout would move it in the event loop, and the table's header resize itself a pass later)
+            self.scroll.widget().layout().activate()
         at = "" if r.decision_step in (None, r.step) else f", step {r.decision_step}"
-        _retitle(self.why_box, f"Why this action (recorded{at})")
-        self.why_box.setToolTip(r.recorded_note)
         _retitle(self.view_box, f"True predicates in its view (re-grounded{at})")
         self.view_box.setToolTip(r.regrounded_note)
-        f["Goals reached"].setText(str(r.goals_reached))
-        self.why.setText(self._why_html(r))
-        self._hold_heights(r.agent)
         self._fill_table(r)
         self._plot_actions(r)
         self.set_cursor(r.step)
-
-    def _hold_heights(self, agent: int) -> None:
-        """The labels whose number of lines changes from step to step (the explanation: 2-6 lines, the action: 2-4)
-        keep the tallest height they needed while the same agent is shown at the same width: a label that grows or
-        shrinks re-lays out the dock's content, moves the table and plot below it and repaints all of it (about
-        half of the seeks); the explanation box reserves room for REASON_LINES lines from the start, the action
-        for two. The other facts are one short line."""
-        f = self.fields
-        for lab, lines in ((self.why, REASON_LINES), (f["Action"], 2), (f["Concepts"], 1), (f["Type"], 1)):
-            w = lab.width()
-            key = (agent, w)
-            held = self._held.get(lab)
-            if held is not None and held[0] == key and held[2] == lab.text():
-                continue
-            floor = lab.fontMetrics().lineSpacing() * lines
-            hold = held[1] if held is not None and held[0] == key else floor
-            hold = max(hold, lab.heightForWidth(w) if w > 0 else floor, floor)
-            if held is None or held[1] != hold:
-                lab.setMinimumHeight(hold)
-            self._held[lab] = (key, hold, lab.text())
-
-    @staticmethod
-    def _why_html(r: AgentReport) -> str:
-        if r.decided is None:
-            return "<i>Nothing simulated yet: press Space to play or → to simulate one step.</i>"
-        parts = []
-        if r.forced:
-            parts.append(f"<b>Forced</b> by {html.escape(r.forced)}: not derived by the rules (what the rules "
-                         "would have decided is not recorded).")
-        elif r.fired_clause >= 0 and r.fired:
-            parts.append(f"<b>Fired:</b> <code>{html.escape(r.fired)}</code>")
-            if len(r.witness) > 1:
-                parts.append("<b>Witness:</b> " + ", ".join(f"{html.escape(v)} = {html.escape(n)}"
-                                                            for v, n in r.witness))
-            extra = (r.explanation or "").splitlines()[1:]
-            if extra:
-                parts.append("<br>".join(html.escape(line) for line in extra))
-        else:
-            parts.append(f"<b>No clause fired:</b> {html.escape(r.explanation or r.decided)}")
-        parts.append(f"<span style='color:gray'>Source: {html.escape(r.recorded_note)}.</span>")
-        return "<br>".join(parts)
 
     def _fill_table(self, r: AgentReport) -> None:
         """One row per entity in the view (ego first) with its true unary predicates; its true relations are

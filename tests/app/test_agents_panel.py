@@ -162,7 +162,7 @@ def test_the_witness_of_the_explanation_is_ringed_and_linked(studio, qtbot):
     assert (np.floor(ly[0]), np.floor(lx[0])) == tuple(pos[agent])
     # the inspector names the same witness in its explanation
     names = win.session.agent_names
-    assert all(names[w] in win.inspector.why.text() for w in ws)
+    assert all(names[w] in win.inspector.summary.parts.why for w in ws)
     # an agent whose action is the default has no witness: nothing is drawn
     rec = win.history.step_record(k)
     plain = next(a for a in range(len(names)) if rec.fired[a] < 0)

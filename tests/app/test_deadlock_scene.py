@@ -70,4 +70,4 @@ def test_load_a_deadlock_as_scene_and_step_it(qtbot, studio):
     win.session.select(0)
     win.set_cursor(STEPS)
     win.flush_redraw()
-    assert "Stop" in win.inspector.why.text()
+    assert "Stop" in win.inspector.summary.parts.why

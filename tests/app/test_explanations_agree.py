@@ -29,14 +29,14 @@ def test_newest_step_map_and_inspector_agree_and_forced_action_is_marked(studio,
         studio.flush_redraw()
         assert _legend_labels(studio) == [NOT_DECIDED], scheme
     assert studio.inspector.report.next_action == NOT_DECIDED
-    assert NOT_DECIDED in studio.inspector.fields["Action"].text()
+    assert NOT_DECIDED in studio.inspector.summary.parts.facts["Action"]
     assert not studio.map.forced_item.isVisible()
 
     studio.force_action(int(Action.STOP))          # decided before the step: the override is known
     studio.flush_redraw()
     assert "forced (override)" in _legend_labels(studio) and NOT_DECIDED in _legend_labels(studio)
     assert studio.inspector.report.next_action == "Stop"
-    assert "forced by the user when the simulation steps" in studio.inspector.fields["Action"].text()
+    assert "forced by the user when the simulation steps" in studio.inspector.summary.parts.facts["Action"]
     assert studio.map.forced_item.isVisible()
     x, y = studio.map.forced_item.getData()
     pos = studio.history.snapshot(t).positions[0]

@@ -20,7 +20,7 @@ def test_forced_action_reads_as_forced_by_the_user(studio, qtbot):
     studio.flush_redraw()
     rep = studio.inspector.report
     assert rep.step == t and rep.forced == f"the user (action override set at step {t})"
-    why = studio.inspector.why.text()
+    why = studio.inspector.summary.parts.why
     assert "<b>Forced</b> by the user" in why and "Fired:" not in why
     studio.set_cursor(t - 1)
     studio.flush_redraw()

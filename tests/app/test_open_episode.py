@@ -61,7 +61,7 @@ def test_file_open_shows_an_episode_as_a_read_only_replay(studio, qtbot, episode
     studio.set_cursor(10)
     studio.select_agent_by_name("Car_3")
     studio.flush_redraw()
-    assert "Car_3" in studio.inspector.title.text() and "step 10" in studio.inspector.title.text()
+    assert "Car_3" in studio.inspector.summary.parts.title and "step 10" in studio.inspector.summary.parts.title
     assert studio.inspector.table.topLevelItemCount() > 0
     assert f"{STEPS} steps" in studio.stats.summary.text()
     # nothing is simulated past its end: Play, Step, Reset, Branch and Force say why and change nothing

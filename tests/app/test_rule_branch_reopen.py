@@ -41,10 +41,10 @@ def test_rule_branch_saved_reopens_continuable_and_explained(qtbot, studio, tmp_
     win.session.select(car)
     win.set_cursor(4)
     win.flush_redraw()
-    assert "allstop" in win.inspector.why.text()
+    assert "allstop" in win.inspector.summary.parts.why
     win.set_cursor(1)
     win.flush_redraw()
-    assert "allstop" not in win.inspector.why.text() and win.inspector.why.text()
+    assert "allstop" not in win.inspector.summary.parts.why and win.inspector.summary.parts.why
     win.set_cursor(steps)
     win.playback.step_forward()                      # continues with the edited rules
     qtbot.waitUntil(lambda: win.num_steps == steps + 1, timeout=WAIT)

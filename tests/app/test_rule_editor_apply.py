@@ -74,7 +74,7 @@ def test_apply_rules_from_zero_and_from_the_shown_step_then_save(qtbot, studio, 
     win.session.select(car)
     win.set_cursor(1)
     win.flush_redraw()
-    assert "allstop" in win.inspector.why.text() and "IsCar" in win.inspector.why.text()
+    assert "allstop" in win.inspector.summary.parts.why and "IsCar" in win.inspector.summary.parts.why
     # coverage of the shown recording in the analysis (F7 through its action); then an analysis cancelled
     panel = ctl.analysis
     panel.deadlock_k.setCurrentIndex(panel.deadlock_k.findData(0))
@@ -111,10 +111,10 @@ def test_apply_rules_from_zero_and_from_the_shown_step_then_save(qtbot, studio, 
     assert fired_1 == -1 or (fired_1 >= n_allstop and labels[fired_1] != "allstop")
     win.set_cursor(0)
     win.flush_redraw()
-    assert "allstop" in win.inspector.why.text()
+    assert "allstop" in win.inspector.summary.parts.why
     win.set_cursor(1)
     win.flush_redraw()
-    assert "allstop" not in win.inspector.why.text()
+    assert "allstop" not in win.inspector.summary.parts.why
 
     # saving writes the rule text exactly as typed (a comment and a disabled clause stay)
     _type_at_end(qtbot, page, "% my note")

@@ -37,10 +37,10 @@ def test_clicking_an_agent_selects_it_and_the_inspector_matches_the_core(studio,
     snap = studio.history.snapshot(k)
     grounding = Grounder(cfg.city, cfg.ontology).ground(snap, np.random.default_rng(0))
     assert rep.fired_clause == int(studio.history.step_record(k).fired[picked])   # recorded, not re-decided
-    assert "recorded" in studio.inspector.why_box.title() and "re-grounded" in studio.inspector.view_box.title()
-    assert studio.inspector.fields["Action"].text().startswith(
+    assert "recorded" in studio.inspector.summary.parts.why_title and "re-grounded" in studio.inspector.view_box.title()
+    assert studio.inspector.summary.parts.facts["Action"].startswith(
         f"<b>{ACTION_NAMES[int(studio.history.step_record(k).decided[picked])]}</b>")
-    assert studio.inspector.fields["Position"].text() == f"row {r}, col {c}"
+    assert studio.inspector.summary.parts.facts["Position"] == f"row {r}, col {c}"
     table = studio.inspector.table
     names_in_table = [table.topLevelItem(j).text(0).split("  ")[0] for j in range(table.topLevelItemCount())]
     view = grounding.ego_view(picked)
@@ -54,8 +54,8 @@ def test_clicking_an_agent_selects_it_and_the_inspector_matches_the_core(studio,
         assert [item.child(c).text(1) for c in range(item.childCount())] == \
             [f"{p}({row.name}, {o})" for p, o in row.relations]
     if rep.fired:
-        assert rep.fired in studio.inspector.why.text().replace("&lt;", "<").replace("&gt;", ">") or \
-            rep.fired.split(":")[0] in studio.inspector.why.text()
+        assert rep.fired in studio.inspector.summary.parts.why.replace("&lt;", "<").replace("&gt;", ">") or \
+            rep.fired.split(":")[0] in studio.inspector.summary.parts.why
     # hovering names the cell, its semantic and the agent on it
     studio.map._on_mouse_moved(scene_pt)
     hover = studio.hover_label.text()

@@ -24,10 +24,10 @@ def test_forced_action_shows_as_forced_by_the_user(inspector, recorded):
     cfg, ep = recorded
     w = inspector
     w.set_report(Inspector(cfg).report(ep, 6, 0))
-    why = w.why.text()
+    why = w.summary.parts.why
     assert "<b>Forced</b> by the user (action override set at step 4)" in why and "Fired:" not in why
-    assert "forced by the user" in w.fields["Action"].text() and "rules derived" not in w.fields["Action"].text()
-    assert "recorded" in w.why_box.title() and "re-grounded" in w.view_box.title()
+    assert "forced by the user" in w.summary.parts.facts["Action"] and "rules derived" not in w.summary.parts.facts["Action"]
+    assert "recorded" in w.summary.parts.why_title and "re-grounded" in w.view_box.title()
 
 
 def test_fired_clause_shows_with_its_witness_from_the_recording(inspector, recorded):
@@ -39,42 +39,55 @@ def test_fired_clause_shows_with_its_witness_from_the_recording(inspector, recor
     w = inspector
     rep = Inspector(cfg).report(ep, k, i)
     w.set_report(rep)
-    why = w.why.text()
+    why = w.summary.parts.why
     assert "Fired:" in why and "Witness:" in why and "Source: from the recorded episode" in why
     assert ep.agents.names[int(witness[k, i, 0])] in why
 
 
-def test_measured_labels_answer_what_a_plain_label_answers(qtbot):
-    """The inspector's labels keep their size hints per text and width (widgets/inspector.py _MeasuredLabel): the
-    same answers as a plain QLabel, measured again after a new text, format or font."""
-    from PySide6 import QtCore, QtGui, QtWidgets
+def test_the_summary_shows_the_report_as_selectable_text(inspector, recorded):
+    """Title, facts and explanation are one read-only document (widgets/agent_summary.py): what it shows is the
+    report, Select All + Copy gives it as text, and a new report replaces all of it."""
+    from PySide6 import QtGui, QtWidgets
 
-    from widgets.inspector import _MeasuredLabel
+    cfg, ep = recorded
+    ins = Inspector(cfg)
+    rep = ins.report(ep, 12, 0)
+    inspector.set_report(rep, (10, 120, 200))
+    text = inspector.summary.plain_text()
+    r, c = rep.position
+    assert f"{rep.name} at step 12" in text and f"Position: row {r}, col {c}" in text
+    assert "Why this action (recorded" in text and "Source: from the recorded episode" in text
+    assert "rgb(10, 120, 200)" in inspector.summary.parts.title   # the map colour's swatch
+    inspector.summary.selectAll()
+    inspector.summary.copy()
+    assert f"Position: row {r}, col {c}" in QtWidgets.QApplication.clipboard().text()
+    assert inspector.summary.textInteractionFlags() & QtGui.Qt.TextInteractionFlag.TextSelectableByMouse
+    other = ins.report(ep, 6, 0)
+    inspector.set_report(other)
+    assert "at step 6" in inspector.summary.plain_text() and "at step 12" not in inspector.summary.plain_text()
+    inspector.clear()
+    assert "No agent selected" in inspector.summary.plain_text() and rep.name not in inspector.summary.plain_text()
 
-    texts = ["<b>Stop</b><br><span style='color:gray'>rules derived: Stop</span>",
-             "Fired: Stop(X) :- CollidingClose(X, Y), Car(Y) — a longer explanation that wraps " * 3, "short"]
-    kept, plain = _MeasuredLabel(), QtWidgets.QLabel()
-    for lab in (kept, plain):
-        lab.setWordWrap(True)
-        lab.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
-        qtbot.addWidget(lab)
 
-    def same() -> None:
-        for w in (120, 300, 520):
-            assert kept.heightForWidth(w) == plain.heightForWidth(w), w
-        assert kept.sizeHint() == plain.sizeHint() and kept.minimumSizeHint() == plain.minimumSizeHint()
-
-    for fmt in (QtCore.Qt.TextFormat.RichText, QtCore.Qt.TextFormat.PlainText):
-        for t in texts:
-            for lab in (kept, plain):
-                lab.setTextFormat(fmt)
-                lab.setText(t)
-            same()
-            same()                          # asked again: kept, still the same
-    big = QtGui.QFont(kept.font())
-    big.setPointSizeF(big.pointSizeF() * 2)
-    before = kept.heightForWidth(120)
-    for lab in (kept, plain):
-        lab.setFont(big)
-    same()
-    assert kept.heightForWidth(120) > before
+def test_the_summary_keeps_its_height_for_an_agent_and_fits_a_longer_text(qtbot, inspector, recorded):
+    """The summary is never shorter than the usual summary, keeps the tallest height it needed while the same agent
+    is shown at the same width (a height that follows each step would re-lay out the dock below it), and grows to
+    show a longer text whole."""
+    cfg, ep = recorded
+    ins = Inspector(cfg)
+    inspector.resize(420, 700)
+    inspector.show()
+    qtbot.waitExposed(inspector)
+    s = inspector.summary
+    heights = []
+    for k in range(2, 18):
+        inspector.set_report(ins.report(ep, k, 0))
+        heights.append(s.height())
+        assert s.height() >= s.floor_height()
+        assert s.document().size().height() <= s.height()      # all of it in sight
+    assert heights == sorted(heights)
+    narrow = s.height()
+    inspector.resize(200, 700)         # a narrow dock wraps the facts: taller
+    qtbot.wait(10)
+    inspector.set_report(ins.report(ep, 17, 0))
+    assert s.height() > narrow and s.document().size().height() <= s.height()
