@@ -68,7 +68,8 @@ class TimelineBar(QtWidgets.QWidget):
         self._lane_colour: dict[str, tuple[int, int, int]] = {}
         self._steps: list[int] = []
         self._sorted = True
-        self._lanes_pm: QtGui.QPixmap | None = None   # the painted lanes (see paintEvent)
+        self._lanes_pm: QtGui.QPixmap | None = None   # what a seek does not change, painted (see paintEvent)
+        self._markers_version = 0                      # counts the changes of the markers (the picture's key)
         self._lanes_key: object = None
 
     def sizeHint(self) -> QtCore.QSize:
@@ -103,12 +104,14 @@ class TimelineBar(QtWidgets.QWidget):
         self._lane_steps, self._lane_colour, self._steps, self._sorted = {}, {}, [], True
         self._index(markers)
         self._bins_width = None
+        self._markers_version += 1
         self.update()
 
     def add_markers(self, markers: list[Marker]) -> None:
         if markers:
             self._index(markers)
             self._bins_width = None
+            self._markers_version += 1
             self.update()
 
     def _index(self, markers: list[Marker]) -> None:
@@ -167,56 +170,25 @@ class TimelineBar(QtWidgets.QWidget):
         p = QtGui.QPainter(self)
         p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, False)
         pal = self.palette()
-        p.fillRect(ev.rect(), pal.color(QtGui.QPalette.ColorRole.Window))   # opaque (see __init__)
         x0, x1 = self._track()
         lanes_top = 6
-        lane_names = [n for n, _, _ in self.lanes]
         track_y = lanes_top + self.LANE_H * max(1, len(self.lanes)) + 4
-        # lane backgrounds + markers: one cached picture, redrawn when the markers, range, lanes or size change
-        # (moving the cursor while scrubbing repaints the bar without drawing a single marker)
-        bins = self._binned()
-        key = (self._bins_width, tuple(self.lanes), self.devicePixelRatioF())
+        # what a seek does not change (background, lanes and markers, ticks and their numbers): one opaque cached
+        # picture, drawn again when the markers, range, lanes, size, font or palette change; moving the cursor
+        # repaints the bar with one copy of it (issue 13, item 7)
+        key = (self._markers_version, self.width(), self.height(), self.maximum, tuple(self.lanes),
+               self.devicePixelRatioF(), pal.cacheKey(), self.font().key())
         if self._lanes_key != key or self._lanes_pm is None:
             self._lanes_key = key
-            dpr = self.devicePixelRatioF()
-            pm = QtGui.QPixmap(max(1, int(self.width() * dpr)), max(1, int(track_y * dpr)))
-            pm.setDevicePixelRatio(dpr)
-            pm.fill(QtCore.Qt.GlobalColor.transparent)
-            q = QtGui.QPainter(pm)
-            for li, (name, _label, colour) in enumerate(self.lanes):
-                y = lanes_top + li * self.LANE_H
-                q.fillRect(QtCore.QRectF(x0, y, x1 - x0, self.LANE_H - 1), QtGui.QColor(0, 0, 0, 18))
-                col = QtGui.QColor(*colour)
-                for a, b in bins.get(name, (np.zeros((0, 2), np.int64), colour))[0].tolist():
-                    q.fillRect(QtCore.QRectF(a, y, b - a, self.LANE_H - 1), col)
-            for lane, (runs, colour) in bins.items():   # markers of unknown lanes go on the first lane
-                if lane not in lane_names:
-                    for a, b in runs.tolist():
-                        q.fillRect(QtCore.QRectF(a, lanes_top, b - a, self.LANE_H - 1), QtGui.QColor(*colour))
-            q.end()
-            self._lanes_pm = pm
-        p.drawPixmap(0, 0, self._lanes_pm)
+            self._lanes_pm = self._static_picture(x0, x1, lanes_top, track_y)
+        dpr = self._lanes_pm.devicePixelRatio()
+        r = ev.rect()
+        p.drawPixmap(QtCore.QRectF(r), self._lanes_pm, QtCore.QRectF(r.x() * dpr, r.y() * dpr, r.width() * dpr, r.height() * dpr))
         # track
         p.fillRect(QtCore.QRectF(x0, track_y, x1 - x0, 6), pal.color(QtGui.QPalette.ColorRole.Mid))
         if self.maximum:
-            p.fillRect(QtCore.QRectF(x0, track_y, self.x_of(self.value) - x0, 6), pal.color(QtGui.QPalette.ColorRole.Highlight))
-        # ticks
-        p.setPen(pal.color(QtGui.QPalette.ColorRole.WindowText))
-        f = p.font()
-        f.setPointSizeF(max(7.0, f.pointSizeF() - 1.5))
-        p.setFont(f)
-        step = _nice_step(self.maximum, int(x1 - x0))
-        fm = QtGui.QFontMetrics(f)
-        left, right = ev.rect().left() - 2, ev.rect().right() + 2   # ticks outside the repainted strip: not drawn
-        for s in range(0, self.maximum + 1, step):
-            x = self.x_of(s)
-            label = str(s)
-            w = fm.horizontalAdvance(label)
-            lx = min(max(x - w / 2, 0), self.width() - w)
-            if min(x, lx) > right or max(x, lx + w) < left:
-                continue
-            p.drawLine(QtCore.QPointF(x, track_y + 7), QtCore.QPointF(x, track_y + 11))
-            p.drawText(QtCore.QPointF(lx, track_y + 11 + fm.ascent()), label)
+            p.fillRect(QtCore.QRectF(x0, track_y, self.x_of(self.value) - x0, 6),
+                       pal.color(QtGui.QPalette.ColorRole.Highlight))
         # breakpoints
         p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, True)
         p.setPen(QtGui.QPen(QtGui.QColor(120, 0, 0), 1))
@@ -234,6 +206,43 @@ class TimelineBar(QtWidgets.QWidget):
                                        QtCore.QPointF(x + 6, track_y + 9), QtCore.QPointF(x, track_y + 13),
                                        QtCore.QPointF(x - 6, track_y + 9)]))
         p.end()
+
+    def _static_picture(self, x0: float, x1: float, lanes_top: int, track_y: int) -> QtGui.QPixmap:
+        """The background, the lanes with their markers and the ticks with their numbers, as one opaque picture."""
+        pal = self.palette()
+        dpr = self.devicePixelRatioF()
+        pm = QtGui.QPixmap(max(1, int(self.width() * dpr)), max(1, int(self.height() * dpr)))
+        pm.setDevicePixelRatio(dpr)
+        pm.fill(pal.color(QtGui.QPalette.ColorRole.Window))
+        q = QtGui.QPainter(pm)
+        q.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, False)
+        bins = self._binned()
+        lane_names = [n for n, _, _ in self.lanes]
+        for li, (name, _label, colour) in enumerate(self.lanes):
+            y = lanes_top + li * self.LANE_H
+            q.fillRect(QtCore.QRectF(x0, y, x1 - x0, self.LANE_H - 1), QtGui.QColor(0, 0, 0, 18))
+            col = QtGui.QColor(*colour)
+            for a, b in bins.get(name, (np.zeros((0, 2), np.int64), colour))[0].tolist():
+                q.fillRect(QtCore.QRectF(a, y, b - a, self.LANE_H - 1), col)
+        for lane, (runs, colour) in bins.items():   # markers of unknown lanes go on the first lane
+            if lane not in lane_names:
+                for a, b in runs.tolist():
+                    q.fillRect(QtCore.QRectF(a, lanes_top, b - a, self.LANE_H - 1), QtGui.QColor(*colour))
+        q.setPen(pal.color(QtGui.QPalette.ColorRole.WindowText))
+        f = q.font()
+        f.setPointSizeF(max(7.0, f.pointSizeF() - 1.5))
+        q.setFont(f)
+        step = _nice_step(self.maximum, int(x1 - x0))
+        fm = QtGui.QFontMetrics(f)
+        for s in range(0, self.maximum + 1, step):
+            x = self.x_of(s)
+            label = str(s)
+            w = fm.horizontalAdvance(label)
+            lx = min(max(x - w / 2, 0), self.width() - w)
+            q.drawLine(QtCore.QPointF(x, track_y + 7), QtCore.QPointF(x, track_y + 11))
+            q.drawText(QtCore.QPointF(lx, track_y + 11 + fm.ascent()), label)
+        q.end()
+        return pm
 
     # ---- mouse ---------------------------------------------------------------------------------------------
     def mousePressEvent(self, ev: QtGui.QMouseEvent) -> None:  # noqa: N802

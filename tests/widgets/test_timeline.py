@@ -64,6 +64,26 @@ def test_set_markers_replaces_every_lane(bar):
     assert [m.text for m in bar.markers] == ["b"]
 
 
+def test_a_cursor_move_draws_the_cached_picture_and_new_markers_draw_it_anew(bar, qtbot, monkeypatch):
+    """Background, lanes, markers and ticks are one cached picture: a new step copies it (none of it drawn again);
+    markers replaced by as many others at other steps are drawn anew (the picture follows them, not their count)."""
+    made = []
+    real = TimelineBar._static_picture
+    monkeypatch.setattr(TimelineBar, "_static_picture", lambda self, *a: made.append(1) or real(self, *a))
+    bar.set_range(1000)
+    bar.set_markers([Marker(200, "sparse", BLUE, "a")])
+    bar.repaint()
+    assert len(made) == 1
+    for k in (100, 600, 900):
+        bar.set_value(k)
+        bar.repaint()
+    assert len(made) == 1
+    y = 6 + bar.LANE_H + 3
+    bar.set_markers([Marker(700, "sparse", BLUE, "b")])
+    img = bar.grab().toImage()
+    assert len(made) == 2
+    assert img.pixelColor(int(bar.x_of(700)), y).getRgb()[:3] == BLUE
+    assert img.pixelColor(int(bar.x_of(200)), y).getRgb()[:3] != BLUE
 
 
 def test_a_cursor_move_repaints_the_strip_between_the_cursors_only_and_draws_the_same_pixels(bar, qtbot):
