@@ -114,6 +114,9 @@ class AgentSummary(QtWidgets.QTextBrowser):
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
         self.setOpenLinks(False)
+        # selectable with the mouse (then Ctrl+C copies), no keyboard navigation: the studio's keys (Space, the
+        # arrows) keep working while it has the focus
+        self.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         self.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
         self.setVerticalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)

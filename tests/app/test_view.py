@@ -73,6 +73,34 @@ def test_clicking_an_agent_selects_it_and_the_inspector_matches_the_core(studio,
     assert studio.selected is None and not studio.map.fov_item.isVisible()
 
 
+def test_text_selected_in_the_inspector_can_be_copied_and_keeps_the_studio_s_keys(studio, qtbot):
+    """Selecting the inspector's text with the mouse gives it the keyboard for Ctrl+C, and the studio's keys still
+    work there: Space plays and pauses, the arrows move the shown step (the summary does not take them)."""
+    simulate(qtbot, studio, 6)
+    studio.select_agent(0)
+    studio.set_cursor(3)
+    qtbot.waitUntil(lambda: studio.inspector.report is not None and studio.inspector.report.step == 3, timeout=WAIT)
+    summary = studio.inspector.summary
+    vp = summary.viewport()
+    qtbot.mousePress(vp, QtCore.Qt.MouseButton.LeftButton, pos=QtCore.QPoint(4, 6))
+    qtbot.mouseMove(vp, QtCore.QPoint(vp.width() - 4, vp.height() // 2))
+    qtbot.mouseRelease(vp, QtCore.Qt.MouseButton.LeftButton, pos=QtCore.QPoint(vp.width() - 4, vp.height() // 2))
+    assert summary.textCursor().hasSelection()
+    focus = QtWidgets.QApplication.focusWidget()
+    assert focus in (summary, vp)
+    qtbot.keyClick(focus, QtCore.Qt.Key.Key_C, QtCore.Qt.KeyboardModifier.ControlModifier)
+    words = QtWidgets.QApplication.clipboard().text().split()     # (the document's spaces are non-breaking)
+    assert words and words == summary.textCursor().selectedText().split()
+    assert studio.inspector.report.name in QtWidgets.QApplication.clipboard().text()
+    qtbot.keyClick(focus, QtCore.Qt.Key.Key_Left)
+    assert studio.cursor == 2
+    studio.set_speed(0)
+    qtbot.keyClick(focus, QtCore.Qt.Key.Key_Space)            # play
+    qtbot.waitUntil(lambda: studio.num_steps >= 10, timeout=WAIT)
+    qtbot.keyClick(focus, QtCore.Qt.Key.Key_Space)            # pause
+    qtbot.waitUntil(lambda: not studio.controller.worker.playing, timeout=WAIT)
+
+
 def test_follow_keeps_the_selected_agent_centred(studio, qtbot):
     simulate(qtbot, studio, 6)
     studio.select_agent(1)
