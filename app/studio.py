@@ -7,7 +7,6 @@ window as a PNG and exits; it works with ``QT_QPA_PLATFORM=offscreen`` as well a
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
@@ -68,7 +67,7 @@ def run_studio(argv: list[str]) -> int:
             parser.print_usage(sys.stderr)
             print(f"{parser.prog}: error: --colour-by: {problem}", file=sys.stderr)
             return 2
-    from PySide6 import QtCore, QtGui, QtWidgets
+    from PySide6 import QtCore, QtWidgets
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])
     app.setApplicationName("LogiCity Studio")

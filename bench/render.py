@@ -10,7 +10,6 @@ Prints:
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -20,7 +19,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.codes import Heading, Kind  # noqa: E402
+from core.codes import Kind  # noqa: E402
 from core.render.icons import IconSet  # noqa: E402
 from core.render.renderer import Renderer  # noqa: E402
 from core.world import AgentTable, WorldSnapshot  # noqa: E402

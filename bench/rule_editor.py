@@ -48,7 +48,7 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
 
-    from PySide6 import QtCore, QtGui, QtWidgets
+    from PySide6 import QtCore, QtWidgets
     from PySide6.QtTest import QTest
 
     from app.controllers.rule_editor import DEBOUNCE_MS

@@ -13,7 +13,6 @@ writing is a temporary file that the next run removes.
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 from typing import Any, Callable
 

@@ -27,7 +27,7 @@ from ..codes import ACTION_NAMES
 from ..errors import RuleError, SourcePos, read_text_file
 from .ontology import Ontology
 from .parser import MAIN_SECTION, MAX_RULE_CHARS, RawClause, RawFile, RawSection, RawTask, parse_raw
-from .syntax import EGO, Clause, Literal, format_clause
+from .syntax import EGO, Clause, format_clause
 
 __all__ = ["Program", "TaskRule", "TaskSection", "RuleFile", "parse_program", "parse_rules", "load_rules",
            "build_program", "TASK_SECTION", "DependencyEdge"]

@@ -25,7 +25,7 @@ from ..codes import BUILDING_CODES
 from .cells import (BLD_SHIFT, BLK_SHIFT, HGT_SHIFT, KINDS, PAINT_KINDS, TH, TV, WALK, building_spec, check_kind,
                     kind_of, paint_values, traffic_streets, walking_streets)
 from .layers import paint_streets
-from .model import CityMap
+from .model import Building, CityMap, Street
 
 __all__ = ["CityDraft", "Patch", "KINDS", "PAINT_KINDS", "WALK", "TH", "TV", "BLD_SHIFT", "BLK_SHIFT", "HGT_SHIFT",
            "kind_of", "paint_values", "brush_offsets", "stroke_cells", "plan_stroke",

@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6 import QtCore, QtGui  # noqa: E402
+from PySide6 import QtCore  # noqa: E402
 
 from core.codes import Action  # noqa: E402
 from tests.support.studio import WAIT  # noqa: E402

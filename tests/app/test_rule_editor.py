@@ -6,7 +6,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6 import QtCore, QtGui, QtWidgets  # noqa: E402
+from PySide6 import QtCore, QtGui  # noqa: E402
 
 from core.codes import ACTION_INDEX  # noqa: E402
 from core.studio import problems as problem_registry  # noqa: E402

@@ -359,7 +359,6 @@ def test_a_failed_save_removes_the_files_it_wrote(config, short_run, other, monk
     """A full disk mid-save: the parts already written are removed, the old project stays as it was."""
     import errno
 
-    import core.project as project_mod
     import core.project_save as project_save_mod
 
     p = new_project(config, name="New")

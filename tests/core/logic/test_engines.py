@@ -189,7 +189,6 @@ def test_z3_interrupt_from_another_thread():
 def test_logic_core_never_evaluates_text():
     """Security (docs/reference.md#security): no eval/exec/compile/dynamic import anywhere in core/logic."""
     import ast
-    from pathlib import Path
     bad = []
     for path in (ROOT / "core" / "logic").glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):

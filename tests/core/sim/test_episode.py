@@ -1,5 +1,4 @@
 """Episode buffer and file format: round trip, O(1) memory-mapped access, truncation, bad files."""
-import json
 import zipfile
 
 import numpy as np

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.codes import ACTION_NAMES, Action
+from core.codes import Action
 from core.sim.config import load_mode
 from core.sim.episode import FIRED_FORCED
 from core.sim.simulation import Simulation
