@@ -94,8 +94,9 @@ def why_html(r: AgentReport) -> str:
 
 
 def summary_html(p: SummaryParts, title_pt: float) -> str:
-    """The document of ``p``: the title in a ``title_pt`` bold font, the facts as a grid (names right-aligned), then
-    the explanation under its heading."""
+    """The document of ``p``: the title in a ``title_pt`` bold font, the facts two to a line (a table would align
+    them, but doubles the time the view takes to read the document at each seek), then the explanation under its
+    heading."""
     rows = []
     for keys in FACT_ROWS:
         rows.append("&nbsp;&nbsp;&nbsp;&nbsp;".join(f"<span style='color:gray'>{key}:</span> {p.facts.get(key, '—')}"

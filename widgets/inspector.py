@@ -1,7 +1,8 @@
 """Inspector dock: everything about the selected agent at the shown step, and its actions over time.
 
-It formats a :class:`core.view.inspect.AgentReport`; it computes nothing itself. The "Why this action" box shows
-the explanation the simulation recorded (and says so); only the view table is re-grounded, and its title says so.
+It formats a :class:`core.view.inspect.AgentReport`; it computes nothing itself. Its summary (who, the facts, and
+under "Why this action" the explanation the simulation recorded, saying so: widgets/agent_summary.py) is one
+read-only document; only the view table below it is re-grounded, and its title says so.
 The action plot's cursor follows the timeline (:meth:`InspectorWidget.set_cursor`) and clicking the plot asks for
 that step.
 """
