@@ -16,6 +16,7 @@ from core.codes import ACTION_NAMES
 from core.view.colouring import ACTION_COLOURS
 from core.view.inspect import AgentReport
 from widgets.agent_summary import AgentSummary
+from widgets.plot_marks import CursorLine
 
 
 POINTS_UP_TO = 300
@@ -100,10 +101,10 @@ class InspectorWidget(QtWidgets.QWidget):
         # a seek moves only the cursor line over it: the curve is blitted from a cached picture (widgets/stats.py)
         self.curve.curve.setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.points = pg.ScatterPlotItem(size=5, pen=None)
-        self.cursor = pg.InfiniteLine(angle=90, pen=pg.mkPen(230, 160, 0, width=2))
+        self.cursor = CursorLine(pg.mkPen(230, 160, 0, width=2))   # Qt's own line item (widgets/plot_marks.py)
         pi.addItem(self.curve)
         pi.addItem(self.points)
-        pi.addItem(self.cursor)
+        self.cursor.attach(pi)
         self.plot.scene().sigMouseClicked.connect(self._plot_clicked)
         view_box = self.view_box = QtWidgets.QGroupBox("True predicates in its view")
         vl = QtWidgets.QVBoxLayout(view_box)

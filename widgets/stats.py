@@ -14,6 +14,7 @@ from core.view.colouring import ACTION_COLOURS, KIND_COLOURS
 from core.view.stats import RunningStats, clause_labels, range_summary, step_range_text
 
 from .layout_fence import fenced
+from .plot_marks import CursorLine, ShadedSpan
 
 
 def _plot(title: str, bottom: str | None = "step") -> pg.PlotWidget:
@@ -31,10 +32,6 @@ def _plot(title: str, bottom: str | None = "step") -> pg.PlotWidget:
         pi.getAxis(name).setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
     w.setMinimumHeight(90)
     return w
-
-
-def _bounds_unchanged() -> None:
-    """An item's ``informViewBoundsChanged`` for items outside the auto-range (see StatsWidget.__init__)."""
 
 
 def _with_key(plot: pg.PlotWidget, entries: list[tuple[str, tuple[int, int, int]]]) -> QtWidgets.QWidget:
@@ -78,8 +75,8 @@ class StatsWidget(QtWidgets.QWidget):
             curve.setClipToView(True)
             curve.setDownsampling(auto=True, method="peak")
             self.action_curves.append(curve)
-        self.actions_cursor = pg.InfiniteLine(angle=90, pen=pg.mkPen(230, 160, 0, width=2))
-        pi.addItem(self.actions_cursor, ignoreBounds=True)   # (see goals_cursor)
+        # the cursor line and the shading a seek moves are Qt's own items (widgets/plot_marks.py)
+        self.actions_cursor = CursorLine(pg.mkPen(230, 160, 0, width=2)).attach(pi)
         self.tabs.addTab(_with_key(self.actions_plot, [(n, ACTION_COLOURS[n]) for n in ACTION_NAMES]), "Actions")
 
         self.clause_plot = _plot("Clause firings up to the shown step", bottom="firings")
@@ -108,9 +105,7 @@ class StatsWidget(QtWidgets.QWidget):
             # a seek moves only the cursor line and the shading: the filled areas come from a cached picture
             # (10 -> 7 ms CPU per repaint of the Actions tab at 2,000 steps x 100 agents)
             curve.curve.setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
-        self.goals_cursor = pg.InfiniteLine(angle=90, pen=pg.mkPen(230, 160, 0, width=2))
-        # the cursor lines are no part of the auto-range (a vertical line bounds only x, whose range is set)
-        gp.addItem(self.goals_cursor, ignoreBounds=True)
+        self.goals_cursor = CursorLine(pg.mkPen(230, 160, 0, width=2)).attach(gp)
         self.tabs.addTab(_with_key(self.goals_plot, [("Pedestrians", KIND_COLOURS["Pedestrian"]),
                                                      ("Cars", KIND_COLOURS["Car"])]), "Goals")
 
@@ -118,17 +113,10 @@ class StatsWidget(QtWidgets.QWidget):
         # the dock visibly speaks of the same steps 0..k-1
         self.after_cursor = []
         for w in (self.actions_plot, self.goals_plot):
-            region = pg.LinearRegionItem((0, 0), movable=False, brush=pg.mkBrush(128, 128, 128, 60),
-                                         pen=pg.mkPen(None))
-            region.setZValue(-5)
+            region = ShadedSpan(pg.mkBrush(128, 128, 128, 60))
+            region.setZValue(-5)      # under the curves
             region.setToolTip("steps after the shown step: not counted in the figures below")
-            w.getPlotItem().addItem(region, ignoreBounds=True)   # never part of auto-range (a re-range per frame)
-            self.after_cursor.append(region)
-        for line in (self.actions_cursor, self.goals_cursor, *(ln for r in self.after_cursor for ln in r.lines)):
-            # these lines are no part of the auto-range (added with ignoreBounds, or a child of a region that is),
-            # yet each move told the view box its bounds changed, which re-ranged the plot's y axis at its next
-            # paint and so updated and painted its scene a second time per seek: they tell it nothing now
-            line.informViewBoundsChanged = _bounds_unchanged
+            self.after_cursor.append(region.attach(w.getPlotItem()))   # never part of the auto-range
         for w in (self.actions_plot, self.goals_plot):
             w.scene().sigMouseClicked.connect(lambda ev, w=w: self._clicked(w, ev))
         self.clause_plot.scene().sigMouseMoved.connect(self._clause_hover)
