@@ -68,9 +68,9 @@ class TimelineBar(QtWidgets.QWidget):
         self._lane_colour: dict[str, tuple[int, int, int]] = {}
         self._steps: list[int] = []
         self._sorted = True
-        self._lanes_pm: QtGui.QPixmap | None = None   # what a seek does not change, painted (see paintEvent)
+        self._static_pm: QtGui.QPixmap | None = None   # what a seek does not change, painted (see paintEvent)
         self._markers_version = 0                      # counts the changes of the markers (the picture's key)
-        self._lanes_key: object = None
+        self._static_key: object = None
 
     def sizeHint(self) -> QtCore.QSize:
         return QtCore.QSize(600, 16 + self.LANE_H * max(1, len(self.lanes)) + 26)
@@ -178,12 +178,13 @@ class TimelineBar(QtWidgets.QWidget):
         # repaints the bar with one copy of it (issue 13, item 7)
         key = (self._markers_version, self.width(), self.height(), self.maximum, tuple(self.lanes),
                self.devicePixelRatioF(), pal.cacheKey(), self.font().key())
-        if self._lanes_key != key or self._lanes_pm is None:
-            self._lanes_key = key
-            self._lanes_pm = self._static_picture(x0, x1, lanes_top, track_y)
-        dpr = self._lanes_pm.devicePixelRatio()
+        if self._static_key != key or self._static_pm is None:
+            self._static_key = key
+            self._static_pm = self._static_picture(x0, x1, lanes_top, track_y)
+        dpr = self._static_pm.devicePixelRatio()
         r = ev.rect()
-        p.drawPixmap(QtCore.QRectF(r), self._lanes_pm, QtCore.QRectF(r.x() * dpr, r.y() * dpr, r.width() * dpr, r.height() * dpr))
+        p.drawPixmap(QtCore.QRectF(r), self._static_pm,
+                     QtCore.QRectF(r.x() * dpr, r.y() * dpr, r.width() * dpr, r.height() * dpr))
         # track
         p.fillRect(QtCore.QRectF(x0, track_y, x1 - x0, 6), pal.color(QtGui.QPalette.ColorRole.Mid))
         if self.maximum:
@@ -229,7 +230,7 @@ class TimelineBar(QtWidgets.QWidget):
                 for a, b in runs.tolist():
                     q.fillRect(QtCore.QRectF(a, lanes_top, b - a, self.LANE_H - 1), QtGui.QColor(*colour))
         q.setPen(pal.color(QtGui.QPalette.ColorRole.WindowText))
-        f = q.font()
+        f = QtGui.QFont(self.font())   # (a pixmap's painter starts with the application's font, not the bar's)
         f.setPointSizeF(max(7.0, f.pointSizeF() - 1.5))
         q.setFont(f)
         step = _nice_step(self.maximum, int(x1 - x0))

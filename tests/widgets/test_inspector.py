@@ -26,7 +26,8 @@ def test_forced_action_shows_as_forced_by_the_user(inspector, recorded):
     w.set_report(Inspector(cfg).report(ep, 6, 0))
     why = w.summary.parts.why
     assert "<b>Forced</b> by the user (action override set at step 4)" in why and "Fired:" not in why
-    assert "forced by the user" in w.summary.parts.facts["Action"] and "rules derived" not in w.summary.parts.facts["Action"]
+    action = w.summary.parts.facts["Action"]
+    assert "forced by the user" in action and "rules derived" not in action
     assert "recorded" in w.summary.parts.why_title and "re-grounded" in w.view_box.title()
 
 
