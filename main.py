@@ -19,7 +19,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {unknown_command_message(argv[0])}", file=sys.stderr)
         return 2
     try:
-        from app.studio import run_studio
+        from app.shell.studio import run_studio
     except ModuleNotFoundError as exc:  # studio not built yet: fall back to a headless run of the default city
         if exc.name and exc.name.startswith("app"):
             print("studio not available yet; running a headless simulation of the default city", file=sys.stderr)

@@ -2,7 +2,7 @@
 """Agent editor: how long one edit takes to show, for agent sets of 18, 100 and 1000 agents (offscreen Qt).
 
 Every edit of the agent editor is a command that replaces the set; the dock then refills its table
-(widgets/agent_editor.py, a Qt model: cells are computed when painted) and the "agents" Problems checker runs
+(widgets/agent_editor/editor.py, a Qt model: cells are computed when painted) and the "agents" Problems checker runs
 (core/studio/agent_sets.check_agents). This prints, per size, the median and worst of ``--samples`` runs (ms) of
 
 * *table refill*: ``AgentEditor.show_set`` plus the synchronous repaint of the table;
@@ -34,12 +34,12 @@ def main() -> None:
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv)
     from core.agents.edit import KINDS, concepts_for, generate_composition
-    from core.codes import Kind
-    from core.project import new_project
+    from core.base.codes import Kind
+    from core.project.model import new_project
     from core.sim.config import load_mode
     from core.studio import agent_sets as A
     from core.studio.session import Session
-    from widgets.agent_editor import AgentEditor
+    from widgets.agent_editor.editor import AgentEditor
 
     root = Path(__file__).resolve().parents[1]
     cfg = load_mode(root / "configs" / "modes" / "default.yaml")

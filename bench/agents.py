@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     from core.sim.simulation import Simulation
     from core.view.agent_rows import agent_rows, witness_agents
     from core.view.labels import declutter, priority_order
-    from widgets.agents_panel import AgentsPanel
+    from widgets.inspect.agents_panel import AgentsPanel
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])
     t0 = time.perf_counter()

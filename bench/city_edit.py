@@ -51,8 +51,8 @@ def main() -> None:
 
     from PySide6 import QtCore, QtGui, QtWidgets
 
-    from app.main_window import MainWindow
-    from app.settings import make_settings
+    from app.shell.window import MainWindow
+    from app.shell.settings import make_settings
     from core.map.generate import generate_city
     from core.map.cells import BLD_SHIFT, TH, TV
     from core.studio import city_edit

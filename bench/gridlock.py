@@ -28,7 +28,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.codes import ACTION_INDEX  # noqa: E402
+from core.base.codes import ACTION_INDEX  # noqa: E402
 from core.sim.config import load_mode  # noqa: E402
 from core.sim.gridlock import GridlockDetector, find_gridlocks  # noqa: E402
 from core.sim.simulation import Simulation  # noqa: E402

@@ -108,8 +108,8 @@ def headless_memory_per_step(config, warmup: int, steps: int) -> float:
 def bench_case(app, title: str, project, args) -> dict:
     from PySide6 import QtCore
 
-    from app.main_window import MainWindow
-    from app.settings import make_settings
+    from app.shell.window import MainWindow
+    from app.shell.settings import make_settings
 
     win = MainWindow(make_settings(Path(tempfile.mkdtemp()) / "s.ini"))
     win.resize(1440, 900)
@@ -210,7 +210,7 @@ LONG_SEEK_TARGET_MS = 16.0      # and full-window seek median, at 10,000 steps a
 def long_recording(steps: int, agents: int, cache: Path):
     """(project, episode, seconds spent simulating): ``steps`` steps of the generated city with ``agents`` agents,
     simulated headless with seed 0 and kept as an episode file in ``cache`` (the next run reads it)."""
-    from core.project import new_project
+    from core.project.model import new_project
     from core.sim.episode import load_episode
     from core.sim.simulation import Simulation
 
@@ -301,8 +301,8 @@ def long_case(app, args) -> dict:
     from PySide6 import QtCore
     from PySide6.QtTest import QTest
 
-    from app.main_window import MainWindow
-    from app.settings import make_settings
+    from app.shell.window import MainWindow
+    from app.shell.settings import make_settings
 
     project, episode, spent = long_recording(args.long_steps, args.long_agents, Path(args.long_cache))
     win = MainWindow(make_settings(Path(tempfile.mkdtemp()) / "s.ini"))
@@ -427,15 +427,15 @@ def main() -> int:
         args.long_steps, args.long_agents, args.long_samples = 2000, 100, 20
     from PySide6 import QtWidgets
 
-    from core.project import new_project
+    from core.project.model import new_project
     from core.sim.config import load_mode
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])
-    from app import gui_gc
+    from app.shell import gui_gc
 
     gui_gc.install()   # as the studio does (main.py): cyclic garbage collected from a GUI-thread timer
     if args.every_step_checkpoints:
-        import app.worker as worker
+        import app.shell.worker as worker
 
         worker.CHECKPOINT_EVERY, worker.REPLAY_AGENT_STEPS = 1, None
     chosen = [c.strip() for c in args.cases.split(",") if c.strip()]

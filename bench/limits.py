@@ -4,7 +4,7 @@ Run: ``.venv/bin/python bench/limits.py``. Prints, for each case, wall time and 
 Python and numpy allocations):
 
 * many-variable clauses in the compiled engine: a chain of m variables (join width 2) and a clique (width m),
-  200 egos with up to K entities in view, evaluated variable by variable (core/logic/joins.py) — and the dense
+  200 egos with up to K entities in view, evaluated variable by variable (core/logic/engines/joins.py) — and the dense
   truth values the former broadcast would have needed, for comparison;
 * rule texts: a syntax error on line 2 of a text at the size limit, a valid text at the limit, a 5 MB text;
 * a crafted episode whose positions header claims 2^40 rows, and a meta.json nested 200 000 levels deep.
@@ -25,11 +25,12 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.errors import LogiCityError  # noqa: E402
-from core.logic import CompiledEngine, load_ontology  # noqa: E402
-from core.logic.grounding import TableInterpretation  # noqa: E402
-from core.logic.parser import MAX_RULE_CHARS  # noqa: E402
-from core.logic.program import parse_program, parse_rules  # noqa: E402
+from core.base.errors import LogiCityError  # noqa: E402
+from core.logic.engines.compiled import CompiledEngine
+from core.logic.lang.ontology import load_ontology  # noqa: E402
+from core.logic.grounding.grounder import TableInterpretation  # noqa: E402
+from core.logic.lang.parser import MAX_RULE_CHARS  # noqa: E402
+from core.logic.lang.program import parse_program, parse_rules  # noqa: E402
 from core.sim.episode import load_episode  # noqa: E402
 
 ONTO = load_ontology(ROOT / "configs" / "ontologies" / "full.yaml")

@@ -16,7 +16,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.codes import Kind  # noqa: E402
+from core.base.codes import Kind  # noqa: E402
 from core.map.generate import generate_city  # noqa: E402
 from core.map.io import load_map  # noqa: E402
 from core.map.lanes import LaneGraph  # noqa: E402

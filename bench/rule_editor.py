@@ -10,8 +10,8 @@ Printed, median / p95 / max over ``--samples``:
 
 * *key*: handling the key event itself on the GUI thread (the edit command, re-highlighting the line);
 * *end to end*: key event → squiggles and Problems updated: the first keystroke after a pause is diagnosed at once
-  (further ones within ``app.controllers.rule_editor.DEBOUNCE_MS`` wait for a trailing run), so this is the job thread and
-  :func:`core.logic.diagnostics.diagnose`; target (issue 12) < 100 ms, printed with the ratio median / target;
+  (further ones within ``app.features.rule_editor.controller.DEBOUNCE_MS`` wait for a trailing run), so this is the job thread and
+  :func:`core.analysis.diagnostics.diagnose`; target (issue 12) < 100 ms, printed with the ratio median / target;
 * *CPU*: the studio process's CPU time over the same interval (every thread: key handling, the job, drawing), a
   figure that does not grow with the load of a shared box the way wall time does;
 * *diagnose*: :func:`diagnose` alone on the same texts, for comparison.
@@ -51,10 +51,10 @@ def main() -> int:
     from PySide6 import QtCore, QtWidgets
     from PySide6.QtTest import QTest
 
-    from app.controllers.rule_editor import DEBOUNCE_MS
-    from app.main_window import MainWindow
-    from app.settings import make_settings
-    from core.logic.diagnostics import diagnose
+    from app.features.rule_editor.controller import DEBOUNCE_MS
+    from app.shell.window import MainWindow
+    from app.shell.settings import make_settings
+    from core.analysis.diagnostics import diagnose
 
     files = sorted((ROOT / "configs" / "rules").glob("*.rules"), key=lambda p: p.stat().st_size)
     largest = files[-1]

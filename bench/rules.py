@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Rule editor / rules CLI speed: diagnostics latency after a keystroke, and analysis time per bundled rule set.
 
-* *diagnostics*: :func:`core.logic.diagnostics.diagnose` on the largest bundled rule file after a one-character
+* *diagnostics*: :func:`core.analysis.diagnostics.diagnose` on the largest bundled rule file after a one-character
   edit (each sample changes one character of a clause, as typing does; half the edits make an error), median
   and p95 over ``--samples`` runs; target (issue 12): < 100 ms, printed with the ratio median / target.
 * *analysis*, per bundled rule file: the solver findings (strata, conflicts with cores, dead clauses) per rule
@@ -34,7 +34,7 @@ def ontology_for(text: str):
 
 
 def bench_diagnostics(samples: int) -> None:
-    from core.logic.diagnostics import diagnose
+    from core.analysis.diagnostics import diagnose
 
     files = sorted((ROOT / "configs" / "rules").glob("*.rules"), key=lambda p: p.stat().st_size)
     path = files[-1]
@@ -60,11 +60,11 @@ def bench_diagnostics(samples: int) -> None:
 
 
 def bench_analysis(names: list[str] | None, deadlocks: bool) -> None:
-    from core.logic import parse_rules
-    from core.logic.analysis import conflicts, dead_clauses
-    from core.logic.deadlock import find_deadlocks
-    from core.logic.program import Program
-    from core.logic.witness import witness_scene
+    from core.logic.lang.program import parse_rules
+    from core.analysis.static import conflicts, dead_clauses
+    from core.analysis.deadlock import find_deadlocks
+    from core.logic.lang.program import Program
+    from core.analysis.witness import witness_scene
     from core.sim.config import load_mode
 
     base = load_mode(ROOT / "configs" / "modes" / "default.yaml")

@@ -21,7 +21,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.tasks.spf import SPFEnv  # noqa: E402
+from core.tasks.spf.env import SPFEnv  # noqa: E402
 
 REFERENCE_STEPS_PER_S = 9.0
 TARGET_STEPS_PER_S = 1200.0

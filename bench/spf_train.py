@@ -1,5 +1,5 @@
 """Training throughput of the SPF learners (issue 14): environment steps per second while DQN and NLM-DQN train
-(SB3, each with its run settings: vectorised envs and hyper-parameters of core/tasks/spf_learning/rl.py, no
+(SB3, each with its run settings: vectorised envs and hyper-parameters of core/tasks/spf/learning/rl.py, no
 validation inside the timed part), behaviour-cloning samples per second (MLP, GNN, NLM forward + backward, batch
 128), and the NLM extractor's forward + backward with the full machine vs the ego read-out
 (core/models/nlm_readout.py). Every figure is given per wall second and per CPU second of this process (on a shared
@@ -31,10 +31,10 @@ def bench_dqn(mode: str, steps: int, algo: str = "dqn") -> tuple[float, float]:
     from stable_baselines3 import DQN
     from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
-    from core.tasks.spf import SPFEnv
-    from core.tasks.spf_learning.rl import N_ENVS, HYPERPARAMETERS, TrainingRewardWrapper, _nlm_extractor_class
-    from core.tasks.spf_learning.run import env_layout
-    from core.tasks.spf_learning.settings import TRAINING_REWARDS, default_architecture
+    from core.tasks.spf.env import SPFEnv
+    from core.tasks.spf.learning.rl import N_ENVS, HYPERPARAMETERS, TrainingRewardWrapper, _nlm_extractor_class
+    from core.tasks.spf.learning.run import env_layout
+    from core.tasks.spf.learning.settings import TRAINING_REWARDS, default_architecture
 
     torch.set_num_threads(1)
     probe = SPFEnv(mode, "train")
@@ -54,14 +54,14 @@ def bench_dqn(mode: str, steps: int, algo: str = "dqn") -> tuple[float, float]:
 
 def bench_nlm_extractor(mode: str, reps: int, batch: int = 128) -> dict[str, tuple[float, float]]:
     """Milliseconds (wall, CPU) of one forward + backward of NLM-DQN's extractor on ``batch`` observations: the full
-    machine (core.models.spf_policies.NLMExtractor) vs the ego read-out SB3 trains with."""
+    machine (core.tasks.spf.networks.NLMExtractor) vs the ego read-out SB3 trains with."""
     import numpy as np
     import torch
 
-    from core.tasks.spf import SPFEnv
-    from core.tasks.spf_learning.rl import _nlm_extractor_class
-    from core.tasks.spf_learning.run import env_layout
-    from core.tasks.spf_learning.settings import default_architecture
+    from core.tasks.spf.env import SPFEnv
+    from core.tasks.spf.learning.rl import _nlm_extractor_class
+    from core.tasks.spf.learning.run import env_layout
+    from core.tasks.spf.learning.settings import default_architecture
 
     torch.set_num_threads(1)
     env = SPFEnv(mode, "train")
@@ -84,10 +84,10 @@ def bench_bc(mode: str, algo: str, steps: int) -> float:
     import torch
     import torch.nn.functional as F
 
-    from core.models.spf_policies import build_policy_net
-    from core.tasks.spf import SPFEnv
-    from core.tasks.spf_learning.run import env_layout
-    from core.tasks.spf_learning.settings import default_architecture
+    from core.tasks.spf.networks import build_policy_net
+    from core.tasks.spf.env import SPFEnv
+    from core.tasks.spf.learning.run import env_layout
+    from core.tasks.spf.learning.settings import default_architecture
 
     torch.set_num_threads(1)
     env = SPFEnv(mode, "train")
@@ -118,7 +118,7 @@ def main() -> None:
         print(f"{algo:<8} BC samples/s (batch 128, forward+backward): {bench_bc(args.mode, algo, args.bc_steps):,.0f}")
     for name, (wall, cpu) in bench_nlm_extractor(args.mode, max(5, args.bc_steps // 5)).items():
         print(f"NLM-DQN extractor, {name:<12}: forward+backward, batch 128: {wall:.1f} ms wall, {cpu:.1f} ms CPU")
-    from core.tasks.spf_learning.rl import N_ENVS, HYPERPARAMETERS
+    from core.tasks.spf.learning.rl import N_ENVS, HYPERPARAMETERS
     for algo in ("dqn", "nlm-dqn"):
         hp = HYPERPARAMETERS[algo]
         per = N_ENVS[algo] * hp["train_freq"] // hp["gradient_steps"]

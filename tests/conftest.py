@@ -73,14 +73,14 @@ def _no_unanswered_modal(request):
 
 @pytest.fixture(autouse=True)
 def _garbage_collected_in_the_gui_thread(request):
-    """In every Qt test, as in the studio (app/gui_gc.py): cyclic garbage is collected by a GUI-thread timer, never
+    """In every Qt test, as in the studio (app/shell/gui_gc.py): cyclic garbage is collected by a GUI-thread timer, never
     by a job thread that happens to allocate; afterwards the test's garbage is collected here and Python's automatic
     collector is back on for the tests without an event loop."""
     if "qtbot" not in request.fixturenames:
         yield
         return
     request.getfixturevalue("qtbot")
-    from app import gui_gc
+    from app.shell import gui_gc
 
     gui_gc.install()
     yield

@@ -6,8 +6,8 @@ import sys, time
 from pathlib import Path
 sys.path.insert(0, ".")
 from PySide6 import QtCore, QtWidgets
-from app.main_window import MainWindow
-from app.settings import make_settings
+from app.shell.window import MainWindow
+from app.shell.settings import make_settings
 from core.map.edit import plan_rect, plan_stroke
 from core.studio import city_edit
 from core.studio.city_edit import CityEdit

@@ -4,7 +4,7 @@
     .venv/bin/python tools/import_reference_rules.py --reference-ontology ontology_full.yaml [-o OUT.yaml]
     .venv/bin/python tools/import_reference_rules.py --check-all [--reference DIR] [--cases 2000]
 
-Nothing in the input is evaluated (see core/logic/reference.py). ``--check-all`` converts every rule file under
+Nothing in the input is evaluated (see core/logic/lang/reference.py). ``--check-all`` converts every rule file under
 ``<reference>/{master,vis}/config/rules/**`` and, for the files our bundled rule sets were written from, compares
 the decisions of the converted and the bundled programs (and the task-rule verdicts for all four actions) on
 random truth tables; it exits 1 on any failure. The test suite runs the same comparison.
@@ -21,10 +21,13 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from core.errors import LogiCityError  # noqa: E402
-from core.logic import (CompiledEngine, TableInterpretation, TaskChecker, import_reference_ontology,  # noqa: E402
-                        import_reference_rules, load_ontology, load_rules)
-from core.logic.ontology import Ontology  # noqa: E402
+from core.base.errors import LogiCityError  # noqa: E402
+from core.logic.engines.compiled import CompiledEngine, TaskChecker
+from core.logic.grounding.grounder import TableInterpretation
+from core.logic.lang.reference import import_reference_ontology, import_reference_rules
+from core.logic.lang.ontology import load_ontology
+from core.logic.lang.program import load_rules
+from core.logic.lang.ontology import Ontology  # noqa: E402
 
 DEFAULT_REFERENCE = ROOT / "tests" / "data" / "reference" / "logicity-configs"
 ONTOLOGIES = ROOT / "configs" / "ontologies"

@@ -16,7 +16,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from core.view.labels import LABEL_MIN_PPC, declutter, label_text, priority_order
 
-from .map_glyphs import GlyphBatch
+from widgets.map_glyphs import GlyphBatch
 
 #: How far (cells) a glyph reaches above its cell centre; labels sit above it.
 GLYPH_REACH = 2.6

@@ -19,13 +19,13 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from core.codes import Kind
+from core.base.codes import Kind
 from core.sim.events import FORCED_MARK_COLOUR
 from core.view.colouring import intersection_rgba, semantic_at, semantic_rgb
 from core.view.scene import MapScene, nearest_agent
 
-from .map_glyphs import GlyphBatch, PathBatch, joined_polyline_path
-from .map_tools import MapToolHost
+from widgets.map_glyphs import GlyphBatch, PathBatch, joined_polyline_path
+from widgets.map_tools import MapToolHost
 
 #: Glyph sizes in cells (the reference draws car icons 6 cells and pedestrians 4 cells wide).
 CAR_SIZE = 5.0
@@ -395,7 +395,7 @@ class MapView(pg.GraphicsView):
 
     def _draw_icons(self, sc: MapScene) -> None:
         """Icon art: the renderer composes background + sprites into one image (a few ms per frame)."""
-        from core.world import WorldSnapshot
+        from core.base.world import WorldSnapshot
 
         if self.city is None or sc.agents is None:
             return

@@ -9,12 +9,12 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from core.codes import ACTION_NAMES
+from core.base.codes import ACTION_NAMES
 from core.view.colouring import ACTION_COLOURS, KIND_COLOURS
 from core.view.stats import RunningStats, clause_labels, range_summary, step_range_text
 
-from .layout_fence import fenced
-from .plot_marks import CursorLine, ShadedSpan
+from widgets.layout_fence import fenced
+from widgets.plot_marks import CursorLine, ShadedSpan
 
 
 def _plot(title: str, bottom: str | None = "step") -> pg.PlotWidget:

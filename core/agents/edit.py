@@ -16,10 +16,12 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..codes import Kind
-from ..world import KNOWN_CONCEPTS
-from .io import MAX_PRIORITY, check_agent
-from .spec import AgentSet, AgentSpec
+from core.base.codes import Kind
+from core.base.errors import LogiCityError
+from core.base.world import KNOWN_CONCEPTS
+from core.agents.io import MAX_PRIORITY, check_agent
+from core.agents.spec import AgentSet, AgentSpec
+from core.map.trips import describe_cell, plan_trip
 
 __all__ = ["Cell", "KINDS", "concepts_for", "ontology_concepts", "next_id", "parse_name", "add_agent",
            "duplicate_agents", "delete_agents", "move_agents", "drop_agents", "reorder_agents", "edit_agents",
@@ -36,7 +38,7 @@ _UNSET: Any = object()
 
 def ontology_concepts(ontology: Any) -> tuple[str, ...] | None:
     """The concepts the ontology's predicates test (a predicate grounded by ``is_<concept>``), in
-    :data:`~core.world.KNOWN_CONCEPTS` order; None when there is no ontology (every known concept is offered)."""
+    :data:`~core.base.world.KNOWN_CONCEPTS` order; None when there is no ontology (every known concept is offered)."""
     if ontology is None:
         return None
     groundings = {p.grounding for p in getattr(ontology, "predicates", ()) if getattr(p, "grounding", None)}
@@ -242,15 +244,13 @@ class AgentIssue:
     code: str = ""
 
 
-def _cell_problem(city: Any, kind: Kind, cell: Cell, what: str) -> str | None:
+def cell_problem(city: Any, kind: Kind, cell: Cell, what: str) -> str | None:
     h, w = city.shape
     r, c = cell
     if not (0 <= r < h and 0 <= c < w):
         return f"{what} ({r}, {c}) is outside the {h}×{w} map"
     net = city.drivable if kind is Kind.CAR else city.walkable
     if not net[r, c]:
-        from ..sim.scene_check import describe_cell
-
         rule = ("cars drive on traffic streets, mid lanes and crossings" if kind is Kind.CAR else
                 "pedestrians walk on walking streets and crossings")
         where = describe_cell(city, r, c) + (" (a building)" if int(city.building[r, c]) else "")
@@ -259,11 +259,8 @@ def _cell_problem(city: Any, kind: Kind, cell: Cell, what: str) -> str | None:
 
 
 def _route_problem(city: Any, kind: Kind, start: Cell, goal: Cell) -> str | None:
-    from ..errors import LogiCityError
-    from ..sim.scene_check import _plan
-
     try:
-        _plan(kind, city, start, goal)
+        plan_trip(kind, city, start, goal)
     except LogiCityError as exc:
         return f"goal {goal} cannot be reached from the start {start}: {exc.message}"
     except Exception as exc:  # noqa: BLE001 - a planner's own error (no route) is a finding, not a crash
@@ -307,7 +304,7 @@ def agent_problems(agents: AgentSet, city: Any = None, ontology: Any = None, *, 
         for what, cell in (("start", a.start), ("goal", a.goal)):
             if cell is None:
                 continue
-            msg = _cell_problem(city, a.kind, cell, what)
+            msg = cell_problem(city, a.kind, cell, what)
             if msg is not None:
                 bad_cell = True
                 out.append(AgentIssue("error", f"{pre}{name}: {msg}", i, name, (cell,), code=f"{what}-cell"))

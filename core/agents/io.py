@@ -3,12 +3,12 @@
 An agent set is an ordered list of agents (order = the reference's layer order: it decides ties and which car
 is the SPF ego, the first one). One agent per line in saved files, so error lines point at one agent.
 
-Rules checked (each a :class:`core.errors.ConfigError` at the offending line):
+Rules checked (each a :class:`core.base.errors.ConfigError` at the offending line):
 
 * ``type`` is ``Pedestrian`` or ``Car``; ``id`` a non-negative integer, unique per type (names ``Car_1`` …);
 * ``priority``: pedestrians always 0 (may be omitted; the reference and every rule set assume pedestrians
   have the highest priority), cars an integer ≥ 1 (default 1; smaller = higher priority);
-* ``concepts``: a list of known concept names (``core.world.KNOWN_CONCEPTS``) of the agent's kind, no repeats;
+* ``concepts``: a list of known concept names (``core.base.world.KNOWN_CONCEPTS``) of the agent's kind, no repeats;
 * ``size``: an integer ≥ 1 (default 1; carried for the reference format, every agent occupies one cell);
 * ``start``, ``goal`` (optional): ``[row, col]`` cells of the first trip, chosen in the agent editor (left out:
   drawn by the simulator). Whether a cell suits the agent (inside the map, on its network, reachable) depends on
@@ -21,12 +21,11 @@ from typing import Any
 
 import yaml
 
-from ..codes import Kind
-from ..errors import ConfigError
-from ..world import KNOWN_CONCEPTS
-from ..yamlio import (LocatedList, check_format_header, expect, load_yaml, loads_yaml, reject_unknown_keys,
-                      yaml_type_name)
-from .spec import AgentSet, AgentSpec
+from core.base.codes import Kind
+from core.base.errors import ConfigError
+from core.base.world import KNOWN_CONCEPTS
+from core.io.yamlio import LocatedList, check_format_header, expect, load_yaml, loads_yaml, reject_unknown_keys, yaml_type_name
+from core.agents.spec import AgentSet, AgentSpec
 
 __all__ = ["FORMAT_VERSION", "load_agent_set", "loads_agent_set", "save_agent_set", "dumps_agent_set",
            "agent_set_from_data", "check_agent"]
@@ -158,6 +157,6 @@ def dumps_agent_set(agents: AgentSet, header: str | None = None) -> str:
 
 def save_agent_set(agents: AgentSet, path: str | Path, header: str | None = None) -> None:
     """Write an agent set to ``path`` in our format (atomically: a crash leaves the old file or the new one)."""
-    from ..fileio import atomic_write_bytes
+    from core.io.fileio import atomic_write_bytes
 
     atomic_write_bytes(Path(path), dumps_agent_set(agents, header).encode("utf-8"))

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..codes import Kind
-from ..world import AgentTable
+from core.base.codes import Kind
+from core.base.world import AgentTable
 
 
 @dataclass(frozen=True)

@@ -62,7 +62,7 @@ def unknown_command_message(word: str) -> str:
 
 def run_cli(argv: list[str]) -> int:
     """Parse ``argv`` (without the program name) and run the sub-command; user errors print cleanly."""
-    from core.errors import LogiCityError
+    from core.base.errors import LogiCityError
 
     parser = build_parser()
     args = parser.parse_args(argv)

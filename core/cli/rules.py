@@ -1,11 +1,11 @@
 """``python main.py rules check|analyze``: rule diagnostics and solver analysis for rule authors and CI.
 
 * ``rules check FILE [--ontology O] [--json] [--strict]`` — every syntax error, unknown or wrongly-aritied
-  predicate, unused variable and unsafe negation at ``file:line:col`` (core.logic.diagnostics). Exit 1 when
+  predicate, unused variable and unsafe negation at ``file:line:col`` (core.analysis.diagnostics). Exit 1 when
   there is an error (or, with ``--strict``, a warning), 0 when clean.
 * ``rules analyze FILE [--ontology O] [--deadlock-agents K] [--episode EP.npz] [--json] [--scenes DIR]`` —
   strata and negation cycles, conflicts (unsat cores at clause lines, witness scenes), dead clauses, the
-  bounded deadlock search and clause coverage (core.logic.rule_analysis). Exit 1 when the file does not load
+  bounded deadlock search and clause coverage (core.analysis.report). Exit 1 when the file does not load
   (or, with ``--strict``, when there is any finding), 0 otherwise.
 
 The ontology is ``--ontology`` (a file, or the name of a bundled one: easy, medium, full, vap), else the file's
@@ -14,13 +14,14 @@ The ontology is ``--ontology`` (a file, or the name of a bundled one: easy, medi
 """
 from __future__ import annotations
 
+from core.base.paths import ROOT
+
 import argparse
 import json
 import re
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
 ONTOLOGIES = ROOT / "configs" / "ontologies"
 DEFAULT_MODE = ROOT / "configs" / "modes" / "default.yaml"
 _HINT = re.compile(r"^\s*#\s*ontology\s+([A-Za-z_][A-Za-z0-9_]*)\s*\.", re.MULTILINE)
@@ -69,16 +70,16 @@ def _usage(p: argparse.ArgumentParser) -> int:
 
 def read_rule_text(path: Path) -> str:
     """The text of a rule file, refused like :func:`core.logic.load_rules` refuses it (located RuleError)."""
-    from core.errors import RuleError, read_text_file
-    from core.logic.parser import MAX_RULE_CHARS
+    from core.base.errors import RuleError, read_text_file
+    from core.logic.lang.parser import MAX_RULE_CHARS
 
     return read_text_file(path, MAX_RULE_CHARS, RuleError, "rule file", "rule file")
 
 
 def resolve_ontology(option: str | None, text: str):
     """The ontology named by ``--ontology``, the text's ``#ontology`` directive, or the bundled full one."""
-    from core.errors import ConfigError
-    from core.logic import load_ontology
+    from core.base.errors import ConfigError
+    from core.logic.lang.ontology import load_ontology
 
     name = option
     if name is None:
@@ -99,7 +100,7 @@ def resolve_ontology(option: str | None, text: str):
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from core.logic.diagnostics import ERROR, diagnose
+    from core.analysis.diagnostics import ERROR, diagnose
 
     text = read_rule_text(args.file)
     onto = resolve_ontology(args.ontology, text)
@@ -120,8 +121,8 @@ def run_check(args: argparse.Namespace) -> int:
 def run_analyze(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from core.logic import parse_rules
-    from core.logic.rule_analysis import analyze_rules
+    from core.logic.lang.program import parse_rules
+    from core.analysis.report import analyze_rules
 
     if args.deadlock_agents not in (0, 2, 3):
         print(f"error: --deadlock-agents must be 0, 2 or 3, got {args.deadlock_agents}", file=sys.stderr)
@@ -167,7 +168,7 @@ def run_analyze(args: argparse.Namespace) -> int:
 
 
 def _write_scenes(report, folder: Path) -> list[Path]:
-    from core.errors import ConfigError
+    from core.base.errors import ConfigError
     from core.sim.scene_io import save_scene
 
     try:

@@ -1,12 +1,14 @@
 """``python main.py simulate``: run the simulator headless, save the episode, print a summary."""
 from __future__ import annotations
 
+from core.base.paths import CONFIGS
+
 import argparse
 import sys
 import time
 from pathlib import Path
 
-DEFAULT_MODE = Path(__file__).resolve().parents[2] / "configs" / "modes" / "default.yaml"
+DEFAULT_MODE = CONFIGS / "modes" / "default.yaml"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -31,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     import numpy as np
     from tqdm import tqdm
 
-    from core.codes import ACTION_NAMES
+    from core.base.codes import ACTION_NAMES
     from core.sim.config import load_mode
     from core.sim.simulation import Simulation
 

@@ -88,9 +88,9 @@ def _bar(total: int, desc: str, quiet: bool):
 
 
 def run_eval(args: argparse.Namespace) -> int:
-    from core.tasks.spf_eval import PY_POLICY_NOTICE, evaluate, format_table
-    from core.tasks.spf_episodes import load_episode_set
-    from core.tasks.spf_settings import load_spf_mode
+    from core.tasks.spf.evaluate import PY_POLICY_NOTICE, evaluate, format_table
+    from core.tasks.spf.episodes import load_episode_set
+    from core.tasks.spf.settings import load_spf_mode
 
     from core.cli.simulate import count_problem, seed_problem
 
@@ -109,8 +109,8 @@ def run_eval(args: argparse.Namespace) -> int:
     run_dir = Path(args.policy).is_dir()
     modes = _modes(args.mode)
     if run_dir and args.mode == "all":  # a trained run drives only its own mode
-        from core.errors import LogiCityError
-        from core.tasks.spf_learning.run import read_config
+        from core.base.errors import LogiCityError
+        from core.tasks.spf.learning.run import read_config
 
         try:
             modes = [read_config(args.policy)["mode"]]
@@ -119,7 +119,7 @@ def run_eval(args: argparse.Namespace) -> int:
     reports = []
     for mode in modes:
         if run_dir:  # a trained run (spf train --out DIR): refused for another mode or layout
-            from core.errors import LogiCityError
+            from core.base.errors import LogiCityError
 
             try:
                 policy = run_policy_for(args.policy, mode, args.split)
@@ -141,7 +141,7 @@ def run_eval(args: argparse.Namespace) -> int:
     print(f"SPF evaluation, split {args.split}, policy {args.policy}")
     print(format_table(reports))
     if args.json:
-        from core.fileio import atomic_write_text
+        from core.io.fileio import atomic_write_text
 
         try:
             atomic_write_text(args.json, json.dumps([r.to_dict() for r in reports], indent=1))
@@ -152,8 +152,8 @@ def run_eval(args: argparse.Namespace) -> int:
 
 
 def run_collect(args: argparse.Namespace) -> int:
-    from core.tasks.spf_demos import collect_oracle, save_demonstrations
-    from core.tasks.spf_settings import load_spf_mode
+    from core.tasks.spf.demos import collect_oracle, save_demonstrations
+    from core.tasks.spf.settings import load_spf_mode
 
     from core.cli.simulate import count_problem, seed_problem
 
@@ -181,9 +181,9 @@ def run_collect(args: argparse.Namespace) -> int:
 
 def run_make_episodes(args: argparse.Namespace) -> int:
     from core.cli.simulate import count_problem, seed_problem
-    from core.tasks.spf_episodes import DEFAULT_COUNTS, SEED_STRIDE, default_episode_path, save_episode_set
-    from core.tasks.spf_make_episodes import make_episode_set
-    from core.tasks.spf_settings import load_spf_mode
+    from core.tasks.spf.episodes import DEFAULT_COUNTS, SEED_STRIDE, default_episode_path, save_episode_set
+    from core.tasks.spf.make_episodes import make_episode_set
+    from core.tasks.spf.settings import load_spf_mode
 
     splits = ["val", "test"] if args.split == "both" else [args.split]
     modes = _modes(args.mode)
@@ -221,7 +221,7 @@ def run_make_episodes(args: argparse.Namespace) -> int:
 
 
 def run_info(args: argparse.Namespace) -> int:
-    from core.tasks.spf import SPFEnv
+    from core.tasks.spf.env import SPFEnv
 
     env = SPFEnv(args.mode, "test")
     st = env.settings

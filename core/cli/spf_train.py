@@ -3,7 +3,7 @@
     python main.py spf train --algo mlp-bc|gnn-bc|nlm-bc|dqn|ppo|a2c|nlm-dqn --mode MODE [--steps N] [--seed S] --out DIR
     python main.py spf table --runs DIR [DIR ...]
 
-A run folder holds ``model.safetensors`` + ``config.yaml`` (core/tasks/spf_learning/run.py) and ``tb/`` TensorBoard
+A run folder holds ``model.safetensors`` + ``config.yaml`` (core/tasks/spf/learning/run.py) and ``tb/`` TensorBoard
 logs; ``spf eval --policy DIR`` evaluates it.
 """
 from __future__ import annotations
@@ -67,8 +67,8 @@ def register_train(s) -> None:
 
 def run_policy_for(path: str | Path, mode: str, split: str):
     """A trained run as an evaluation policy for ``mode``; refused (PolicyError) for another mode or layout."""
-    from core.tasks.spf import SPFEnv
-    from core.tasks.spf_learning.run import load_run
+    from core.tasks.spf.env import SPFEnv
+    from core.tasks.spf.learning.run import load_run
 
     return load_run(path, SPFEnv(mode, split))
 
@@ -77,10 +77,10 @@ def run_train(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from core.cli.simulate import count_problem, seed_problem
-    from core.tasks.spf_learning import train
-    from core.tasks.spf_learning.monitor import Monitor
-    from core.tasks.spf_learning.settings import RL_ALGOS, TRAINING_REWARDS, TrainingReward
-    from core.tasks.spf_settings import load_spf_mode
+    from core.tasks.spf.learning import train
+    from core.tasks.spf.learning.monitor import Monitor
+    from core.tasks.spf.learning.settings import RL_ALGOS, TRAINING_REWARDS, TrainingReward
+    from core.tasks.spf.settings import load_spf_mode
 
     problem = (seed_problem(args.seed) or count_problem(args.steps, "--steps")
                or count_problem(args.n_envs, "--n-envs"))
@@ -140,7 +140,7 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def run_table(args: argparse.Namespace) -> int:
-    from core.tasks.spf_learning.table import collect_results, format_results, random_scores
+    from core.tasks.spf.learning.table import collect_results, format_results, random_scores
 
     for r in args.runs:
         if not (r / "config.yaml").is_file():

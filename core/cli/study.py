@@ -1,30 +1,21 @@
 """``python main.py study make|report|llm``: human-study and LLM evaluation on VAP questions (docs/study.md)."""
 from __future__ import annotations
 
+from core.base.paths import ROOT
+
 import argparse
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from core.study.design import parse_seeds
+
 
 
 def _seeds(text: str) -> tuple[int, ...]:
-    """'0-4' or '0,3,7' or '0-2,9'."""
-    out: list[int] = []
     try:
-        for part in text.split(","):
-            part = part.strip()
-            if "-" in part[1:]:
-                a, b = part.split("-", 1) if not part.startswith("-") else ("-" + part[1:].split("-", 1)[0],
-                                                                             part[1:].split("-", 1)[1])
-                out.extend(range(int(a), int(b) + 1))
-            elif part:
-                out.append(int(part))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"seeds: expected e.g. 0-4 or 0,3,7, got {text!r}") from None
-    if not out:
-        raise argparse.ArgumentTypeError("seeds: at least one seed")
-    return tuple(out)
+        return parse_seeds(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def register(sub: argparse._SubParsersAction) -> None:

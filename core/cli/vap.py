@@ -172,7 +172,7 @@ def run_eval(args: argparse.Namespace) -> int:
     if res.unary is not None and res.binary is not None:
         print(format_concepts(res.unary, res.binary))
     if args.json:
-        from core.fileio import atomic_write_text
+        from core.io.fileio import atomic_write_text
 
         atomic_write_text(args.json, json.dumps(res.to_dict(), indent=1))
     return 0

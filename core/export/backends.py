@@ -12,11 +12,13 @@ writing is a temporary file that the next run removes.
 """
 from __future__ import annotations
 
+from core.base.paths import ROOT
+
 import os
 from pathlib import Path
 from typing import Any, Callable
 
-from .registry import ExportError
+from core.export.registry import ExportError
 
 __all__ = ["make_backend", "BACKENDS", "default_workers"]
 
@@ -45,7 +47,7 @@ class _Base:
 
     def _fail(self, name: str, attempt: int, exc: BaseException, on_failure: OnFailure) -> bool:
         """Report a failed attempt; True when the shard may run again."""
-        from .shards import ShardFailure
+        from core.export.shards import ShardFailure
 
         on_failure(ShardFailure(name, attempt, _short(exc)))
         if attempt > self.retries:
@@ -60,7 +62,7 @@ class InlineBackend(_Base):
 
     def run(self, kind: str, options: dict, shards: list[dict], out: str, on_done: OnDone, on_failure: OnFailure,
             cancelled: Callable[[], bool]) -> None:
-        from .shards import run_shard_in_worker
+        from core.export.shards import run_shard_in_worker
 
         for sh in shards:
             attempt = 0
@@ -90,7 +92,7 @@ class LocalBackend(_Base):
         from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
         from concurrent.futures.process import BrokenProcessPool
 
-        from .shards import run_shard_in_worker
+        from core.export.shards import run_shard_in_worker
 
         n = min(self.workers, len(shards))
 
@@ -158,7 +160,7 @@ class RayBackend(_Base):
         self._started = False
         if not ray.is_initialized():
             # the workers import core.export from the studio's folder (the same path on every node, docs/export.md)
-            root = str(Path(__file__).resolve().parents[2])
+            root = str(ROOT)
             path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
             kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
                                       "runtime_env": {"env_vars": {"PYTHONPATH": path}}}
@@ -178,7 +180,7 @@ class RayBackend(_Base):
     def run(self, kind: str, options: dict, shards: list[dict], out: str, on_done: OnDone, on_failure: OnFailure,
             cancelled: Callable[[], bool]) -> None:
         ray = self._ray
-        from .shards import run_shard_in_worker
+        from core.export.shards import run_shard_in_worker
 
         # max_retries: Ray re-runs a task whose worker process or node died; exceptions are retried below so that
         # each failed attempt is seen and reported

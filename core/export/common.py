@@ -6,12 +6,13 @@ episodes export, a Parquet export and a video export of the same options show th
 """
 from __future__ import annotations
 
+from core.base.paths import ROOT
+
 from pathlib import Path
 from typing import Any, Mapping
 
-from .registry import ExportError, Option, Shard, shard_name
+from core.export.registry import ExportError, Option, Shard, shard_name
 
-ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_MODE = ROOT / "configs" / "modes" / "default.yaml"
 #: the ``created`` field of exported episodes: a time stamp would make two exports of one seed differ
 FIXED_CREATED = "reproducible export (no time stamp)"
@@ -58,8 +59,8 @@ _CONFIGS: dict[tuple, tuple[Any, dict[str, int]]] = {}
 
 
 def _load_config(path: Path, split: str | None, engine: str | None):
-    from ..errors import LogiCityError
-    from ..sim.config import load_mode
+    from core.base.errors import LogiCityError
+    from core.sim.config import load_mode
 
     try:
         return load_mode(path, agents_split=split, engine=engine)
@@ -80,7 +81,7 @@ def episode_plan(options: Mapping[str, Any]) -> list[Shard]:
 
 def simulate(config, seed: int, steps: int, engine: str | None = None):
     """One recorded episode (a :class:`~core.sim.simulation.Simulation` after ``steps`` steps)."""
-    from ..sim.simulation import Simulation
+    from core.sim.simulation import Simulation
 
     sim = Simulation(config, seed=seed, record=True, engine=engine or None)
     sim.run(steps)

@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping
 
-from .common import FIXED_CREATED, episode_plan, load_config, mode_files, sim_options, simulate
-from .registry import ExporterSpec, Shard, ShardResult, register
+from core.export.common import FIXED_CREATED, episode_plan, load_config, mode_files, sim_options, simulate
+from core.export.registry import ExporterSpec, Shard, ShardResult, register
 
 
 def run_shard(options: Mapping[str, Any], shard: Shard, out: Path) -> ShardResult:

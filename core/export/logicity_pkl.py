@@ -10,7 +10,7 @@ before step k), "Agent_actions": ...}}, "Static Info": {"Agents": {...}, "Logic"
 * agents: ``Static Info/Agents`` in layer order, named ``{Type}_{layer}`` as the reference names them, with
   their priority and concept flags;
 * ontology and rules: the bundled ontology whose predicates are the cache's ``Predicates``, the cache's rule data
-  converted by the reference rule importer (core/logic/reference.py);
+  converted by the reference rule importer (core/logic/lang/reference.py);
 * per state: each agent's position (the cell holding its type code exactly), goal (code + 0.3; under the agent
   when not visible), heading (its last move); per step: the chosen action (master: the one-hot over 13 car / 5
   pedestrian moves; vis: the label 0..3) as ``decided`` and ``holds``, ``realised`` from the cells moved, goal
@@ -20,17 +20,18 @@ before step k), "Agent_actions": ...}}, "Static Info": {"Agents": {...}, "Logic"
 """
 from __future__ import annotations
 
+from core.base.paths import ROOT
+
 import hashlib
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..errors import EpisodeFileError, LogiCityError
+from core.base.errors import EpisodeFileError, LogiCityError
 
 __all__ = ["read_cache", "cache_to_episode", "convert_cache", "imported_episode_path"]
 
-ROOT = Path(__file__).resolve().parents[2]
 TYPE_CODES = {"Pedestrian": 8.0, "Car": 9.0}
 GOAL_PLUS = 0.3
 
@@ -41,7 +42,7 @@ def _err(path: Path, message: str) -> EpisodeFileError:
 
 def read_cache(path: str | Path) -> dict[str, Any]:
     """The cache as plain data (tensors as numpy arrays), its structure checked."""
-    from .safe_pickle import load_restricted
+    from core.export.safe_pickle import load_restricted
 
     path = Path(path)
     data = load_restricted(path)
@@ -61,7 +62,7 @@ def read_cache(path: str | Path) -> dict[str, Any]:
 
 
 def _agents(static: dict, path: Path):
-    from ..agents.io import loads_agent_set
+    from core.agents.io import loads_agent_set
 
     rows = []
     for name, info in static["Agents"].items():
@@ -88,7 +89,7 @@ def _agents(static: dict, path: Path):
 
 
 def _match_map(world: np.ndarray, path: Path):
-    from ..map.io import load_map
+    from core.map.io import load_map
 
     found = []
     for f in sorted((ROOT / "configs" / "maps").glob("*.yaml")):
@@ -102,7 +103,7 @@ def _match_map(world: np.ndarray, path: Path):
 
 
 def _match_ontology(logic: dict, path: Path):
-    from ..logic import load_ontology
+    from core.logic.lang.ontology import load_ontology
 
     names = logic.get("Predicates") if isinstance(logic, dict) else None
     if not isinstance(names, list) or not names:
@@ -122,8 +123,8 @@ def _match_ontology(logic: dict, path: Path):
 
 
 def _rules_text(logic: dict, ontology, path: Path) -> str:
-    from ..logic.reference import reference_rules_from_data
-    from ..yamlio import dump_yaml, loads_yaml
+    from core.logic.lang.reference import reference_rules_from_data
+    from core.io.yamlio import dump_yaml, loads_yaml
 
     data = logic.get("Rules")
     if data is None:
@@ -166,8 +167,8 @@ def _decided(actions: Any, names: list[str], kinds: list[str], path: Path, k: in
 
 def cache_to_episode(path: str | Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """(arrays, meta) of the episode format (core/sim/episode.py) for the cache at ``path``."""
-    from ..sim.simulation import clause_table
-    from ..sim.replay import ROLES  # noqa: F401 - the four config texts below
+    from core.sim.simulation import clause_table
+    from core.sim.replay import ROLES  # noqa: F401 - the four config texts below
 
     path = Path(path)
     data = read_cache(path)
@@ -181,7 +182,7 @@ def cache_to_episode(path: str | Path) -> tuple[dict[str, np.ndarray], dict[str,
     city, map_file = _match_map(worlds[0], path)
     onto, onto_file = _match_ontology(static.get("Logic", {}), path)
     rules_text = _rules_text(static.get("Logic", {}), onto, path)
-    from ..logic import parse_rules
+    from core.logic.lang.program import parse_rules
 
     program = parse_rules(rules_text, onto, f"{path}#rules").program()
     n, t1 = len(names), len(steps)
@@ -259,7 +260,7 @@ def cache_to_episode(path: str | Path) -> tuple[dict[str, np.ndarray], dict[str,
 
 def convert_cache(path: str | Path, out: str | Path) -> Path:
     """Write the cache at ``path`` as an episode file ``out`` (atomic, reproducible bytes)."""
-    from ..sim.episode import write_episode_file
+    from core.sim.episode import write_episode_file
 
     arrays, meta = cache_to_episode(path)
     return write_episode_file(out, arrays, meta, reproducible=True)
@@ -268,7 +269,7 @@ def convert_cache(path: str | Path, out: str | Path) -> Path:
 def imported_episode_path(path: str | Path) -> Path:
     """The converted episode of a cache, made once and kept in the user cache folder (keyed by the file's
     SHA-256, so an edited cache converts again)."""
-    from ..datadir import cache_dir
+    from core.io.datadir import cache_dir
 
     path = Path(path)
     if not path.is_file():

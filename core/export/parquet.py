@@ -13,8 +13,8 @@ import io
 from pathlib import Path
 from typing import Any, Mapping
 
-from .common import episode_plan, load_config, mode_files, sim_options, simulate
-from .registry import ExporterSpec, Finalized, Shard, ShardResult, register
+from core.export.common import episode_plan, load_config, mode_files, sim_options, simulate
+from core.export.registry import ExporterSpec, Finalized, Shard, ShardResult, register
 
 #: column, Arrow type, meaning (docs/export.md "Parquet schema")
 SCHEMA: tuple[tuple[str, str, str], ...] = (
@@ -46,7 +46,7 @@ SCHEMA: tuple[tuple[str, str, str], ...] = (
 
 
 def _concept_columns() -> list[str]:
-    from ..world import KNOWN_CONCEPTS
+    from core.base.world import KNOWN_CONCEPTS
 
     return [f"concept_{c}" for c in KNOWN_CONCEPTS]
 
@@ -66,8 +66,8 @@ def episode_table(buf, episode: int, seed: int):
     import numpy as np
     import pyarrow as pa
 
-    from ..codes import Kind
-    from ..world import KNOWN_CONCEPTS
+    from core.base.codes import Kind
+    from core.base.world import KNOWN_CONCEPTS
 
     t, n = buf.num_steps, len(buf.agents)
     a = {name: np.asarray(buf.array(name)) for name in ("positions", "headings", "goals", "priorities", "concepts",
@@ -112,7 +112,7 @@ def run_shard(options: Mapping[str, Any], shard: Shard, out: Path) -> ShardResul
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from ..fileio import atomic_write_bytes
+    from core.io.fileio import atomic_write_bytes
 
     cfg = load_config(options)
     tables, steps = [], 0

@@ -77,7 +77,7 @@ def _or(parts: Sequence[str]) -> str:
 
 
 def domain_text(program, name: str | None = None) -> str:
-    """The PDDL domain of a rule program (a :class:`core.logic.program.Program`) and its ontology."""
+    """The PDDL domain of a rule program (a :class:`core.logic.lang.program.Program`) and its ontology."""
     onto = program.ontology
     action_preds = {p.name for p in onto.predicates if p.is_action}
     preds = []
@@ -144,8 +144,8 @@ class SceneFacts:
 
 
 def scene_facts(grounding, ego: int, route: Iterable[Sequence[int]]) -> SceneFacts:
-    """Facts of ``grounding`` (a :class:`core.logic.grounding.Grounding`) for agent index ``ego``."""
-    from ..codes import Kind
+    """Facts of ``grounding`` (a :class:`core.logic.grounding.grounder.Grounding`) for agent index ``ego``."""
+    from core.base.codes import Kind
 
     view = grounding.ego_view(ego)
     kinds = grounding.snapshot.agents.kinds

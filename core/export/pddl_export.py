@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping
 
-from .common import episode_plan, load_config, mode_files, sim_options
-from .registry import ExporterSpec, ExportError, Finalized, Option, Shard, ShardResult, register
+from core.export.common import episode_plan, load_config, mode_files, sim_options
+from core.export.registry import ExporterSpec, ExportError, Finalized, Option, Shard, ShardResult, register
 
 
 def _program(config):
@@ -22,8 +22,8 @@ def scene_problem(sim, ego_name: str, name: str, domain: str, seed: int) -> tupl
     """(problem text, SceneFacts) of the current state of ``sim`` for the ego named ``ego_name``."""
     import numpy as np
 
-    from ..codes import Kind
-    from .pddl import problem_text, scene_facts
+    from core.base.codes import Kind
+    from core.export.pddl import problem_text, scene_facts
 
     names = list(sim.agents.names)
     if ego_name:
@@ -43,9 +43,9 @@ def scene_problem(sim, ego_name: str, name: str, domain: str, seed: int) -> tupl
 
 
 def run_shard(options: Mapping[str, Any], shard: Shard, out: Path) -> ShardResult:
-    from ..fileio import atomic_write_text
-    from ..sim.simulation import Simulation
-    from .pddl import parse_problem_text
+    from core.io.fileio import atomic_write_text
+    from core.sim.simulation import Simulation
+    from core.export.pddl import parse_problem_text
 
     cfg = load_config(options)
     domain = _domain_name(options)
@@ -66,14 +66,14 @@ def run_shard(options: Mapping[str, Any], shard: Shard, out: Path) -> ShardResul
 
 
 def _domain_name(options: Mapping[str, Any]) -> str:
-    from .pddl import pddl_name
+    from core.export.pddl import pddl_name
 
     return pddl_name(f"logicity-{Path(options['mode']).stem}")
 
 
 def finalize(options: Mapping[str, Any], results: list[ShardResult], out: Path) -> Finalized:
-    from ..fileio import atomic_write_text
-    from .pddl import domain_text, parse_domain_text, program_rules, rules_from_domain
+    from core.io.fileio import atomic_write_text
+    from core.export.pddl import domain_text, parse_domain_text, program_rules, rules_from_domain
 
     program = _program(load_config(options))
     text = domain_text(program, _domain_name(options))

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from ..errors import LogiCityError
+from core.base.errors import LogiCityError
 
 __all__ = ["ExportError", "Option", "Shard", "ShardResult", "Finalized", "ExporterSpec", "register", "get_exporter",
            "exporter_names", "exporters", "EXPORTER_MODULES"]

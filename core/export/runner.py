@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from ..fileio import atomic_write_text, clean_stale_temps
-from .registry import ExporterSpec, ExportError, Finalized, Shard, ShardResult, get_exporter
-from .shards import ShardFailure, run_shard_in_worker, sha256_file
+from core.io.fileio import atomic_write_text, clean_stale_temps
+from core.export.registry import ExporterSpec, ExportError, Finalized, Shard, ShardResult, get_exporter
+from core.export.shards import ShardFailure, run_shard_in_worker, sha256_file
 
 __all__ = ["run_export", "ExportReport", "ShardFailure", "config_hash", "sha256_file", "run_shard_in_worker",
            "STATE_DIR", "MANIFEST", "Cancelled"]
@@ -147,7 +147,7 @@ def _lock(state: Path, out: Path) -> None:
     gone (a killed run) is taken over."""
     import os
 
-    from ..fileio import host_tag, pid_alive
+    from core.io.fileio import host_tag, pid_alive
 
     path = state / LOCK
     try:
@@ -196,7 +196,7 @@ def run_export(kind: str, options: Mapping[str, Any], out: str | Path, *, backen
     polled between shards (running pool workers or Ray tasks are stopped; their partial files are temporary files
     that the next run removes). Returns what was done; raises :class:`ExportError` or :class:`Cancelled`.
     """
-    from .backends import make_backend
+    from core.export.backends import make_backend
 
     t0 = time.perf_counter()
     spec = get_exporter(kind)

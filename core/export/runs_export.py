@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping
 
-from .registry import ExporterSpec, ExportError, Option, Shard, ShardResult, register, shard_name
+from core.export.registry import ExporterSpec, ExportError, Option, Shard, ShardResult, register, shard_name
 
 
 def sources(options: Mapping[str, Any]) -> list[Path]:
@@ -34,12 +34,12 @@ def plan(options: Mapping[str, Any]) -> list[Shard]:
 
 
 def run_shard(options: Mapping[str, Any], shard: Shard, out: Path) -> ShardResult:
-    from .logicity_pkl import convert_cache
+    from core.export.logicity_pkl import convert_cache
 
     src = Path(shard.params["file"])
     rel = f"episodes/{src.stem}.npz"
     convert_cache(src, out / rel)
-    from ..sim.episode import load_episode
+    from core.sim.episode import load_episode
 
     ep = load_episode(out / rel)
     return ShardResult(shard.name, [rel], {"episodes": 1, "steps": ep.num_steps})

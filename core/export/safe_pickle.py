@@ -21,7 +21,7 @@ from typing import Any, BinaryIO, Callable
 
 import numpy as np
 
-from ..errors import EpisodeFileError
+from core.base.errors import EpisodeFileError
 
 __all__ = ["UnsafePickleError", "RestrictedUnpickler", "load_restricted", "ALLOWED_GLOBALS"]
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .registry import Shard, get_exporter
+from core.export.registry import Shard, get_exporter
 
 __all__ = ["ShardFailure", "run_shard_in_worker", "sha256_file", "FAULT_ENV"]
 

@@ -9,7 +9,7 @@ demonstration file ``shards/spf_NNNNN.npz`` (docs/spf.md; the resumable unit). `
   ``logicity/spf-<mode>-<split>-oracle-v0`` (observations [T+1, D] float32, actions 0..3, rewards, terminations,
   truncations, infos as in the NPZ), written with ``minari.create_dataset_from_buffers``. Open it with
   ``MINARI_DATASETS_PATH=<out>/minari`` and ``minari.load_dataset(id)``.
-* ``format=npz``: the episodes merged into ``spf_demos.npz`` (``core.tasks.spf_demos.load_demonstrations``).
+* ``format=npz``: the episodes merged into ``spf_demos.npz`` (``core.tasks.spf.demos.load_demonstrations``).
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ import shutil
 from pathlib import Path
 from typing import Any, Mapping
 
-from .registry import ExporterSpec, ExportError, Finalized, Option, Shard, ShardResult, register, shard_name
+from core.export.registry import ExporterSpec, ExportError, Finalized, Option, Shard, ShardResult, register, shard_name
 
 MODES = ("easy", "medium", "hard", "expert")
 _ENVS: dict[tuple[str, str], Any] = {}
@@ -37,14 +37,14 @@ def plan(options: Mapping[str, Any]) -> list[Shard]:
 def _env(mode: str, split: str):
     env = _ENVS.get((mode, split))
     if env is None:
-        from ..tasks.spf import SPFEnv
+        from core.tasks.spf.env import SPFEnv
 
         env = _ENVS[(mode, split)] = SPFEnv(mode, split)
     return env
 
 
 def run_shard(options: Mapping[str, Any], shard: Shard, out: Path) -> ShardResult:
-    from ..tasks.spf_demos import dataset_meta, oracle_trajectory, save_demonstrations
+    from core.tasks.spf.demos import dataset_meta, oracle_trajectory, save_demonstrations
 
     env = _env(options["mode"], options["split"])
     trajs = [oracle_trajectory(env, int(shard.params["seed"]) if j == 0 else None, e)
@@ -57,7 +57,7 @@ def run_shard(options: Mapping[str, Any], shard: Shard, out: Path) -> ShardResul
 
 
 def _load_all(results: list[ShardResult], out: Path):
-    from ..tasks.spf_demos import load_demonstrations
+    from core.tasks.spf.demos import load_demonstrations
 
     trajs, meta = [], {}
     for r in results:
@@ -69,7 +69,7 @@ def _load_all(results: list[ShardResult], out: Path):
 def finalize(options: Mapping[str, Any], results: list[ShardResult], out: Path) -> Finalized:
     trajs, meta = _load_all(results, out)
     if options["format"] == "npz":
-        from ..tasks.spf_demos import save_demonstrations
+        from core.tasks.spf.demos import save_demonstrations
 
         meta = {k: v for k, v in meta.items() if k not in ("format", "version", "seed", "total_episodes",
                                                               "total_steps", "episodes", "action_names")}
@@ -145,7 +145,7 @@ def _check(options: Mapping[str, Any]) -> None:
 
 
 def config_files(options: Mapping[str, Any]) -> dict[str, Path]:
-    from .common import ROOT
+    from core.export.common import ROOT
 
     return {"mode": ROOT / "configs" / "modes" / f"spf_{options['mode']}.yaml"}
 

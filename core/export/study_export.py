@@ -9,19 +9,20 @@ covers questions.jsonl and is unaffected).
 """
 from __future__ import annotations
 
+from core.base.paths import ROOT
+
 import re
 from pathlib import Path
 from typing import Any, Mapping
 
-from .registry import ExporterSpec, Option, Shard, ShardResult, register, shard_name
+from core.export.registry import ExporterSpec, Option, Shard, ShardResult, register, shard_name
 
 FIXED_CREATED = "reproducible export"
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _spec(options: Mapping[str, Any]):
-    from ..study.design import StudySpec
-    from ..study.source import SimulatedSource
+    from core.study.design import StudySpec
+    from core.study.source import SimulatedSource
 
     seeds = tuple(int(options["seed"]) + i for i in range(int(options["worlds"])))
     source = SimulatedSource(str(options["mode"]), split=options["split"] or None, seeds=seeds,
@@ -38,8 +39,8 @@ def plan(options: Mapping[str, Any]) -> list[Shard]:
 
 
 def run_shard(options: Mapping[str, Any], shard: Shard, out: Path) -> ShardResult:
-    from ..fileio import atomic_write_text
-    from ..study.design import make_study
+    from core.io.fileio import atomic_write_text
+    from core.study.design import make_study
 
     folder = out / "study"
     study = make_study(_spec(options), folder)
@@ -51,7 +52,7 @@ def run_shard(options: Mapping[str, Any], shard: Shard, out: Path) -> ShardResul
 
 
 def config_files(options: Mapping[str, Any]) -> dict[str, Path]:
-    from .common import mode_files
+    from core.export.common import mode_files
 
     return mode_files({"mode": options["mode"], "split": options["split"], "engine": ""})
 

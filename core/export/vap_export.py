@@ -12,14 +12,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping
 
-from .registry import ExporterSpec, Finalized, Option, Shard, ShardResult, register, shard_name
+from core.export.registry import ExporterSpec, Finalized, Option, Shard, ShardResult, register, shard_name
 
 FIXED_UPDATED = "reproducible export (see manifest.json)"
 _STAGE_CFGS: dict[str, Any] = {}
 
 
 def vap_config(options: Mapping[str, Any]):
-    from ..tasks.vap.settings import VapDataConfig
+    from core.tasks.vap.settings import VapDataConfig
 
     return VapDataConfig(mode=options["mode"], agents=options["agents"],
                          worlds={"train": int(options["train_worlds"]), "val": int(options["val_worlds"]),
@@ -29,7 +29,7 @@ def vap_config(options: Mapping[str, Any]):
 
 
 def plan(options: Mapping[str, Any]) -> list[Shard]:
-    from ..tasks.vap.settings import STAGES
+    from core.tasks.vap.settings import STAGES
 
     cfg = vap_config(options)
     jobs = [(s, w) for s in STAGES for w in range(cfg.world_count(s))]
@@ -38,7 +38,7 @@ def plan(options: Mapping[str, Any]) -> list[Shard]:
 
 
 def _stage_configs(config):
-    from ..tasks.vap.dataset import load_stage_configs
+    from core.tasks.vap.dataset import load_stage_configs
 
     key = repr(config.to_dict())
     if key not in _STAGE_CFGS:
@@ -50,7 +50,7 @@ def _stage_configs(config):
 def run_shard(options: Mapping[str, Any], shard: Shard, out: Path) -> ShardResult:
     from concurrent.futures import ThreadPoolExecutor
 
-    from ..tasks.vap import dataset as vap
+    from core.tasks.vap import dataset as vap
 
     config = vap_config(options)
     stage, w = shard.params["stage"], int(shard.params["world"])
@@ -68,9 +68,9 @@ def run_shard(options: Mapping[str, Any], shard: Shard, out: Path) -> ShardResul
 def finalize(options: Mapping[str, Any], results: list[ShardResult], out: Path) -> Finalized:
     import json
 
-    from ..fileio import atomic_write_text
-    from ..tasks.vap import dataset as vap
-    from ..tasks.vap.settings import config_hashes, fingerprint, mode_path
+    from core.io.fileio import atomic_write_text
+    from core.tasks.vap import dataset as vap
+    from core.tasks.vap.settings import config_hashes, fingerprint, mode_path
 
     config = vap_config(options)
     stage_cfgs = _stage_configs(config)
@@ -82,7 +82,7 @@ def finalize(options: Mapping[str, Any], results: list[ShardResult], out: Path) 
 
 
 def config_files(options: Mapping[str, Any]) -> dict[str, Path]:
-    from ..tasks.vap.settings import mode_path
+    from core.tasks.vap.settings import mode_path
 
     return {"mode": Path(mode_path(options["mode"]))}
 

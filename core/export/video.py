@@ -15,8 +15,8 @@ import io
 from pathlib import Path
 from typing import Any, Mapping
 
-from .common import episode_plan, load_config, mode_files, sim_options, simulate
-from .registry import ExporterSpec, ExportError, Option, Shard, ShardResult, register, shard_name
+from core.export.common import episode_plan, load_config, mode_files, sim_options, simulate
+from core.export.registry import ExporterSpec, ExportError, Option, Shard, ShardResult, register, shard_name
 
 #: largest frame side in pixels (a typo in --ppc must not allocate gigabytes)
 MAX_SIDE_PX = 4096
@@ -59,7 +59,7 @@ def config_files(options: Mapping[str, Any]) -> dict[str, Path]:
 
 def render_frames(episode, city, first: int, last: int, ppc: int, seed: int = 0) -> list:
     """RGB frames (numpy arrays) of states ``first..last`` of ``episode``."""
-    from ..render.renderer import Renderer
+    from core.render.renderer import Renderer
 
     if max(city.height, city.width) * ppc > MAX_SIDE_PX:
         raise ExportError(f"export video: the map ({city.height}x{city.width} cells) at --ppc {ppc} is larger than "
@@ -123,13 +123,13 @@ def _encode_mp4(frames: list, fps: float) -> bytes:
 
 
 def run_shard(options: Mapping[str, Any], shard: Shard, out: Path) -> ShardResult:
-    from ..fileio import atomic_write_bytes
+    from core.io.fileio import atomic_write_bytes
 
     ext = options["format"]
     files, frames_total = [], 0
     if "episode_file" in shard.params:
-        from ..sim.episode import load_episode
-        from ..sim.replay import config_from_episode
+        from core.sim.episode import load_episode
+        from core.sim.replay import config_from_episode
 
         path = Path(shard.params["episode_file"])
         ep = load_episode(path)

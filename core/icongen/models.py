@@ -7,6 +7,8 @@ Everything in this module is pure Python.
 """
 from __future__ import annotations
 
+from core.base.paths import RESOURCES
+
 import gzip
 import json
 import os
@@ -16,11 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..datadir import cache_dir, user_data_dir
-from ..errors import LogiCityError
+from core.io.datadir import cache_dir, user_data_dir
+from core.base.errors import LogiCityError
 
 ENV_MODEL = "LOGICITY_ICON_MODEL"
-SD_CONFIGS = Path(__file__).resolve().parents[2] / "resources" / "sd_configs"
+SD_CONFIGS = RESOURCES / "sd_configs"
 BPE_FILE = SD_CONFIGS / "bpe_simple_vocab_16e6.txt.gz"
 #: single-file families we ship offline config folders for
 SINGLE_FILE_FAMILIES = ("sd1", "sdxl")

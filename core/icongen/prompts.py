@@ -5,6 +5,8 @@ Why a YAML file: artists tune prompts far more often than code; the studio ships
 """
 from __future__ import annotations
 
+from core.base.paths import RESOURCES
+
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,12 +14,12 @@ from typing import Mapping
 
 import numpy as np
 
-from ..datadir import user_data_dir
-from ..errors import ConfigError
-from ..render.semantics import SEMANTICS, TILE_SEMANTICS
-from ..yamlio import LocatedDict, expect, load_yaml
+from core.io.datadir import user_data_dir
+from core.base.errors import ConfigError
+from core.render.semantics import SEMANTICS, TILE_SEMANTICS
+from core.io.yamlio import LocatedDict, expect, load_yaml
 
-DEFAULT_PROMPT_FILE = Path(__file__).resolve().parents[2] / "resources" / "prompts" / "icon_prompts.yaml"
+DEFAULT_PROMPT_FILE = RESOURCES / "prompts" / "icon_prompts.yaml"
 POSTS = ("alpha", "tile", "none")
 MIN_DESCRIPTIONS = 20
 

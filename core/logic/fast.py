@@ -28,7 +28,7 @@ def kernels() -> ModuleType | None:
         with _lock:
             if not _tried:
                 try:
-                    from .kernels import G_NONE  # noqa: F401  (imports the module, which compiles nothing yet)
+                    from core.logic.kernels import G_NONE  # noqa: F401  (imports the module, which compiles nothing yet)
                     mod = sys.modules[f"{__package__}.kernels"]
                 except Exception:   # ImportError, or numba refusing this numpy: fall back to numpy
                     mod = None

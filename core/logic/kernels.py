@@ -1,7 +1,7 @@
 """Compiled (numba) loops for the per-step work of large scenes: in-view domains, CollidingClose coin pairs, the
 compiled engine's one-variable truth slices and its one-variable clause bodies.
 
-Why: above :data:`core.logic.grounding.DENSE_PAIR_AGENTS` agents a step used to be about 150 numpy calls on
+Why: above :data:`core.logic.grounding.grounder.DENSE_PAIR_AGENTS` agents a step used to be about 150 numpy calls on
 [1000, K ≈ 15] arrays; their per-call overhead and intermediate arrays, not the element work, set the cost
 (docs/performance.md). Each kernel here replaces one such chain by a single loop over the agents.
 

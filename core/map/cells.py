@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..codes import BUILDING_CODES, BUILDING_NAMES
-from .model import Building, Street
+from core.base.codes import BUILDING_CODES, BUILDING_NAMES
+from core.map.spec import Building, Street
 
 # ---- the packed cell ---------------------------------------------------------------------------------------------
 WALK = 1

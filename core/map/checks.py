@@ -32,13 +32,13 @@ import networkx as nx
 import numpy as np
 from scipy import ndimage
 
-from ..codes import BUILDING_NAMES, HOUSE, OFFICE, STREET_TRAFFIC, STREET_WALKING, Kind
-from ..errors import ConfigError
-from .lanes import LaneGeometryError
-from .layers import _region_cores, paint_streets
-from .model import CityMap
-from .sampling import CAR_TARGETS, PEDESTRIAN_TARGETS, StartGoalSampler, _cross_dilate, map_widths
-from .validate import MIN_TRAFFIC_WIDTH, check_spec
+from core.base.codes import BUILDING_NAMES, HOUSE, OFFICE, STREET_TRAFFIC, STREET_WALKING, Kind
+from core.base.errors import ConfigError
+from core.map.lanes import LaneGeometryError
+from core.map.layers import _region_cores, paint_streets
+from core.map.model import CityMap
+from core.map.sampling import CAR_TARGETS, PEDESTRIAN_TARGETS, StartGoalSampler, _cross_dilate, map_widths
+from core.map.validate import MIN_TRAFFIC_WIDTH, check_spec
 
 __all__ = ["Finding", "city_findings", "ERROR", "WARNING"]
 

@@ -22,11 +22,12 @@ from typing import Any
 
 import numpy as np
 
-from ..codes import STREET_MIDLANE, STREET_TRAFFIC
-from .cells import BLD_SHIFT, building_spec, runs_2d, traffic_streets, walking_streets
-from .edit import CityDraft
-from .layers import StreetCover, find_junctions, intersection_layers, street_codes
-from .model import Building, CityMap, Street
+from core.base.codes import STREET_MIDLANE, STREET_TRAFFIC
+from core.map.cells import BLD_SHIFT, building_spec, runs_2d, traffic_streets, walking_streets
+from core.map.edit import CityDraft
+from core.map.layers import StreetCover, find_junctions, intersection_layers, street_codes
+from core.map.model import CityMap
+from core.map.spec import Building, Street
 
 __all__ = ["CityBuilder", "centre_lines", "midline_from_masks"]
 

@@ -21,11 +21,11 @@ from typing import Sequence
 import numpy as np
 from scipy import ndimage
 
-from ..codes import BUILDING_CODES
-from .cells import (BLD_SHIFT, BLK_SHIFT, HGT_SHIFT, KINDS, PAINT_KINDS, TH, TV, WALK, building_spec, check_kind,
-                    kind_of, paint_values, traffic_streets, walking_streets)
-from .layers import paint_streets
-from .model import Building, CityMap, Street
+from core.base.codes import BUILDING_CODES
+from core.map.cells import BLD_SHIFT, BLK_SHIFT, HGT_SHIFT, KINDS, PAINT_KINDS, TH, TV, WALK, building_spec, check_kind, kind_of, paint_values, traffic_streets, walking_streets
+from core.map.layers import paint_streets
+from core.map.model import CityMap
+from core.map.spec import Building, Street
 
 __all__ = ["CityDraft", "Patch", "KINDS", "PAINT_KINDS", "WALK", "TH", "TV", "BLD_SHIFT", "BLK_SHIFT", "HGT_SHIFT",
            "kind_of", "paint_values", "brush_offsets", "stroke_cells", "plan_stroke",

@@ -16,10 +16,11 @@ from typing import Mapping
 
 import numpy as np
 
-from ..codes import BUILDING_CODES
-from .layers import derive_layers
-from .model import Building, CityMap, Street
-from .validate import MAX_BLOCK_ID, MAX_MAP_SIDE, MIN_TRAFFIC_WIDTH, validate_city
+from core.base.codes import BUILDING_CODES
+from core.map.layers import derive_layers
+from core.map.model import CityMap
+from core.map.spec import Building, Street
+from core.map.validate import MAX_BLOCK_ID, MAX_MAP_SIDE, MIN_TRAFFIC_WIDTH, validate_city
 
 __all__ = ["generate_city", "REFERENCE_MIX", "lot_sizes"]
 

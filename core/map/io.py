@@ -12,14 +12,14 @@ from typing import Any
 
 import yaml
 
-from ..codes import BUILDING_CODES
-from ..errors import ConfigError
-from ..fileio import atomic_write_text
-from ..yamlio import (LocatedDict, LocatedList, check_format_header, expect, load_yaml, loads_yaml, reject_unknown_keys,
-                      yaml_type_name)
-from .layers import derive_layers
-from .model import Building, CityMap, Street
-from .validate import Locator, check_city, check_spec
+from core.base.codes import BUILDING_CODES
+from core.base.errors import ConfigError
+from core.io.fileio import atomic_write_text
+from core.io.yamlio import LocatedDict, LocatedList, check_format_header, expect, load_yaml, loads_yaml, reject_unknown_keys, yaml_type_name
+from core.map.layers import derive_layers
+from core.map.model import CityMap
+from core.map.spec import Building, Street
+from core.map.validate import Locator, check_city, check_spec
 
 __all__ = ["FORMAT_VERSION", "load_map", "loads_map", "save_map", "dumps_map", "map_from_data"]
 

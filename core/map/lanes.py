@@ -14,7 +14,7 @@ Why it is built this way:
   A route query adds its connector edges, runs the search and removes exactly what it added, under a lock:
   the shared graph never accumulates edges (the reference's connector edges pile up across re-plans) and
   concurrent calls are safe.
-* A cell from which no lane can be entered raises :class:`core.errors.RouteError` (the reference returns
+* A cell from which no lane can be entered raises :class:`core.base.errors.RouteError` (the reference returns
   ``None`` and crashes later; docs/reference.md#car-routes).
 """
 from __future__ import annotations
@@ -23,16 +23,27 @@ import math
 import threading
 from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import networkx as nx
 import numpy as np
 from scipy import ndimage
 
-from ..errors import RouteError
+from core.base.errors import RouteError
+from core.map.spec import Street
 
-if TYPE_CHECKING:  # annotations only: the map model imports this module for CityMap.lane_graph
-    from .model import CityMap
+
+class LaneCity(Protocol):
+    """What the lane graph reads of a city (:class:`core.map.model.CityMap`, which caches its lane graph)."""
+
+    @property
+    def shape(self) -> tuple[int, int]: ...
+
+    @property
+    def drivable(self) -> np.ndarray: ...
+
+    midline: np.ndarray
+    streets: tuple[Street, ...]
 
 __all__ = ["Lane", "LaneGraph", "LaneGeometryError", "interpolate_path", "lane_offset", "midline_segments"]
 
@@ -127,7 +138,7 @@ def _run_length(drivable: np.ndarray, r: int, c: int, dr: int, dc: int, limit: i
     return n
 
 
-def _half_width(city: CityMap, orientation: str, m: int, along: int, drivable: np.ndarray) -> int:
+def _half_width(city: LaneCity, orientation: str, m: int, along: int, drivable: np.ndarray) -> int:
     """Half-width of the traffic street whose centre line ``m`` holds a mid-lane segment starting at ``along``.
 
     Taken from the street specification (a run-length measure would run along a crossing street); falls back
@@ -154,7 +165,7 @@ class LaneGraph:
     (bool ``[H, W]``) and ``segments`` (the mid-lane segments the lanes were built from).
     """
 
-    def __init__(self, city: CityMap, lanes: list[Lane], graph: nx.DiGraph,
+    def __init__(self, city: LaneCity, lanes: list[Lane], graph: nx.DiGraph,
                  segments: list[tuple[Cell, Cell]], half_width: int) -> None:
         self.city = city
         self.lanes = lanes
@@ -180,7 +191,7 @@ class LaneGraph:
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def from_map(cls, city: CityMap) -> "LaneGraph":
+    def from_map(cls, city: LaneCity) -> "LaneGraph":
         """Build the lane graph of ``city`` (docs/reference.md#car-lane-graph). Raises :class:`LaneGeometryError` for
         impossible lanes."""
         drivable = city.drivable

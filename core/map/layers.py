@@ -35,8 +35,9 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 from scipy import ndimage
 
-from ..codes import BUILDING_CODES, STREET_MIDLANE, STREET_OVERLAP, STREET_TRAFFIC, STREET_WALKING
-from .model import Building, CityMap, Junction, Street
+from core.base.codes import BUILDING_CODES, STREET_MIDLANE, STREET_OVERLAP, STREET_TRAFFIC, STREET_WALKING
+from core.map.model import CityMap
+from core.map.spec import Building, Junction, Street
 
 __all__ = ["Junction", "StreetCover", "derive_layers", "paint_streets", "find_junctions"]
 

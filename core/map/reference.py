@@ -14,13 +14,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..codes import BUILDING_CODES
-from ..errors import ConfigError
-from ..yamlio import LocatedDict, LocatedList, expect, load_yaml, loads_yaml, reject_unknown_keys
-from .io import int_pair
-from .layers import derive_layers
-from .model import Building, CityMap, Street
-from .validate import Locator, check_city, check_spec
+from core.base.codes import BUILDING_CODES
+from core.base.errors import ConfigError
+from core.io.yamlio import LocatedDict, LocatedList, expect, load_yaml, loads_yaml, reject_unknown_keys
+from core.map.io import int_pair
+from core.map.layers import derive_layers
+from core.map.model import CityMap
+from core.map.spec import Building, Street
+from core.map.validate import Locator, check_city, check_spec
 
 __all__ = ["import_reference_map", "reference_map_from_text"]
 

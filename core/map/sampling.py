@@ -30,9 +30,9 @@ from typing import Literal
 import numpy as np
 from scipy import ndimage
 
-from ..codes import GARAGE, GAS_STATION, HOUSE, OFFICE, STORE, STREET_TRAFFIC, STREET_WALKING, Kind
-from ..errors import ConfigError
-from .model import CityMap
+from core.base.codes import GARAGE, GAS_STATION, HOUSE, OFFICE, STORE, STREET_TRAFFIC, STREET_WALKING, Kind
+from core.base.errors import ConfigError
+from core.map.model import CityMap
 
 __all__ = ["StartGoalSampler", "Variant", "map_widths"]
 

@@ -1,6 +1,6 @@
 """Validation of city maps with located errors.
 
-Two stages, both raising :class:`core.errors.ConfigError` that names the file and the line of the offending
+Two stages, both raising :class:`core.base.errors.ConfigError` that names the file and the line of the offending
 street/building (``Locator`` maps list indices to lines; generated cities have no file):
 
 * :func:`check_spec` — the specification alone: sizes and types, streets/buildings inside the map, unknown
@@ -17,11 +17,12 @@ import networkx as nx
 import numpy as np
 from scipy import ndimage
 
-from ..codes import BUILDING_CODES, HOUSE, OFFICE, STREET_WALKING
-from ..errors import ConfigError
-from .lanes import LaneGeometryError, LaneGraph
-from .layers import _region_cores, paint_streets
-from .model import Building, CityMap, Street
+from core.base.codes import BUILDING_CODES, HOUSE, OFFICE, STREET_WALKING
+from core.base.errors import ConfigError
+from core.map.lanes import LaneGeometryError, LaneGraph
+from core.map.layers import _region_cores, paint_streets
+from core.map.model import CityMap
+from core.map.spec import Building, Street
 
 __all__ = ["Locator", "check_spec", "check_city", "validate_city", "MIN_TRAFFIC_WIDTH"]
 

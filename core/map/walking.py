@@ -25,8 +25,8 @@ import numpy as np
 import pyastar2d  # noqa: F401  (importing the package sets the ctypes signature of pyastar2d.astar.astar)
 import pyastar2d.astar as _pyastar
 
-from ..errors import RouteError
-from .model import CityMap
+from core.base.errors import RouteError
+from core.map.model import CityMap
 
 __all__ = ["walk_path", "walking_cost", "WALK_COST", "BLOCKED_COST"]
 

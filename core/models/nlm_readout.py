@@ -22,7 +22,7 @@ from typing import Sequence
 import torch
 from torch import nn
 
-from .nlm import LogicMachine
+from core.models.nlm import LogicMachine
 
 __all__ = ["Readout", "ObservationSplit"]
 

@@ -9,7 +9,7 @@ from typing import Sequence
 import numpy as np
 from PIL import Image
 
-from .art_pen import RGB, Pen, finish_agent, shade
+from core.render.art_pen import RGB, Pen, finish_agent, shade
 
 
 # ----------------------------------------------------------------------------------------------- cars -----

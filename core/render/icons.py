@@ -12,9 +12,9 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
-from .default_art import DEFAULT_ICON_DIR, DRAWERS, N_VARIANTS
-from .library import IconLibrary
-from .semantics import AGENT_SEMANTICS, SEMANTICS
+from core.render.default_art import DEFAULT_ICON_DIR, DRAWERS, N_VARIANTS
+from core.render.library import IconLibrary
+from core.render.semantics import AGENT_SEMANTICS, SEMANTICS
 
 __all__ = ["DEFAULT_ICON_DIR", "IconSet", "trim_alpha"]
 

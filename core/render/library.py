@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from ..datadir import icon_library_dir
-from ..errors import LogiCityError
-from ..yamlio import type_word
-from .semantics import SEMANTICS, parse_semantic
+from core.io.datadir import icon_library_dir
+from core.base.errors import LogiCityError
+from core.io.yamlio import type_word
+from core.render.semantics import SEMANTICS, parse_semantic
 
 STATUSES = ("pending", "accepted", "rejected")
 _STEM_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")

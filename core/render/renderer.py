@@ -24,10 +24,10 @@ from typing import Sequence
 import numpy as np
 from PIL import Image
 
-from ..codes import Heading, Kind
-from ..world import WorldSnapshot
-from .icons import IconSet
-from .semantics import (BUILDING_SEMANTIC_BY_CODE, SEMANTICS, agent_semantic, is_car_semantic)
+from core.base.codes import Heading, Kind
+from core.base.world import WorldSnapshot
+from core.render.icons import IconSet
+from core.render.semantics import BUILDING_SEMANTIC_BY_CODE, SEMANTICS, agent_semantic, is_car_semantic
 
 Box = tuple[int, int, int, int]
 Crop = tuple[int, int, int, int]  # (row0, col0, rows, cols) in cells
@@ -321,7 +321,7 @@ def _building_lots(city) -> list[tuple[str, int, int, int, int]]:
     """(semantic, row, col, rows, cols) of every building: from the spec, or connected components of the layer."""
     lots = []
     if city.buildings:
-        from ..codes import BUILDING_CODES
+        from core.base.codes import BUILDING_CODES
 
         for b in city.buildings:
             code = BUILDING_CODES.get(b.kind)

@@ -10,9 +10,9 @@ from typing import Sequence
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from .icons import IconSet
-from .renderer import TILE_CELLS, scale_agent_icon
-from .semantics import LABELS, SEMANTICS, STATIC_SEMANTICS
+from core.render.icons import IconSet
+from core.render.renderer import TILE_CELLS, scale_agent_icon
+from core.render.semantics import LABELS, SEMANTICS, STATIC_SEMANTICS
 
 
 def _fit(rgba: np.ndarray, box: int) -> Image.Image:

@@ -28,9 +28,9 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..codes import ACTION_INDEX, ACTION_NAMES, Kind
-from ..world import KNOWN_CONCEPTS
-from .gridlock import detector_for
+from core.base.codes import ACTION_INDEX, ACTION_NAMES, Kind
+from core.base.world import KNOWN_CONCEPTS
+from core.sim.gridlock import detector_for
 
 KINDS = ("step", "action", "clause", "goal", "gridlock")
 MODES = ("when", "while")

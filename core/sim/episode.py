@@ -38,11 +38,11 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..errors import EpisodeFileError
-from ..fileio import write_npy_archive
-from ..npzfile import map_member, open_zip, read_meta
-from ..codes import Kind
-from ..world import KNOWN_CONCEPTS, AgentTable, WorldSnapshot
+from core.base.errors import EpisodeFileError
+from core.io.fileio import write_npy_archive
+from core.io.npzfile import map_member, open_zip, read_meta
+from core.base.codes import Kind
+from core.base.world import KNOWN_CONCEPTS, AgentTable, WorldSnapshot
 
 FORMAT_NAME = "logicity-episode"
 FORMAT_VERSION = 1
@@ -392,7 +392,7 @@ class Episode(EpisodeView):
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self._arrays: dict[str, np.ndarray] = {}
-        # every ZIP member, .npy header and meta.json is checked before use (core/npzfile.py): a crafted
+        # every ZIP member, .npy header and meta.json is checked before use (core/io/npzfile.py): a crafted
         # file gives an EpisodeFileError naming the file and the problem, never a traceback
         with open_zip(self.path) as zf:
             self.meta = read_meta(zf, self.path)
@@ -494,7 +494,7 @@ class Episode(EpisodeView):
                     raise self._meta_error("rule_segments", f"entry {i} must be {{\"step\", \"offset\", \"count\": "
                                                             f"integers within the {n_clauses} clauses, \"rules\", "
                                                             f"\"ontology\": text}}, got {e!r:.80}")
-            from .rule_segments import check as check_segments
+            from core.sim.rule_segments import check as check_segments
 
             problem = check_segments(meta)
             if problem is not None:

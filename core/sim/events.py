@@ -16,10 +16,10 @@ from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 
-from ..codes import ACTION_INDEX, ACTION_NAMES
-from .breakpoints import Breakpoint, Hit, check_breakpoints  # noqa: F401  (re-exported: older imports)
-from .episode import FIRED_FORCED
-from .gridlock import detector_for, summary
+from core.base.codes import ACTION_INDEX, ACTION_NAMES
+from core.sim.breakpoints import Breakpoint, Hit, check_breakpoints  # noqa: F401  (re-exported: older imports)
+from core.sim.episode import FIRED_FORCED
+from core.sim.gridlock import detector_for, summary
 
 # ---- events / markers ---------------------------------------------------------------------------------------
 

@@ -13,8 +13,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..world import AgentTable
-from .episode import STATE_FIELDS, STEP_FIELDS, EpisodeBuffer, EpisodeView
+from core.base.world import AgentTable
+from core.sim.episode import STATE_FIELDS, STEP_FIELDS, EpisodeBuffer, EpisodeView
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:

@@ -40,7 +40,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from ..codes import ACTION_INDEX
+from core.base.codes import ACTION_INDEX
 
 #: K: how many steps every agent of a gridlock must have stood still before it is flagged. Measured on the default
 #: city (seeds 0-8, 3,000 steps each; docs/gridlock.md): 144 mutual waits resolved themselves (a CollidingClose coin

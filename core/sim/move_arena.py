@@ -22,11 +22,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..codes import Action, Kind
-from .movement import CAR_STOP, LOCAL_TABLE, MOVE_DECODE, PED_STOP, path_move_table
+from core.base.codes import Action, Kind
+from core.sim.movement import CAR_STOP, LOCAL_TABLE, MOVE_DECODE, PED_STOP, path_move_table
 
 #: above this many moving agents the compiled kernel (core/logic/kernels.py) chooses the moves when numba is
-#: available (the threshold of the grounder's kernels, core.logic.grounding.DENSE_PAIR_AGENTS)
+#: available (the threshold of the grounder's kernels, core.logic.grounding.grounder.DENSE_PAIR_AGENTS)
 KERNEL_AGENTS = 128
 #: column of Stop; columns 0..11 are move indices
 STOP_COL = 12
@@ -143,7 +143,7 @@ class MoveArena:
         m = len(agents)
         kern = None
         if m > KERNEL_AGENTS:   # small scenes never import numba nor compile the kernels
-            from ..logic.fast import kernels as fast_kernels
+            from core.logic.fast import kernels as fast_kernels
             kern = fast_kernels()
         if kern is not None:
             col, row, draw, pool, npool = kern.choose_moves(self.moves, self.start, path_index, agents, codes,

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..codes import HEADING_VECTORS, Action, Kind
+from core.base.codes import HEADING_VECTORS, Action, Kind
 
 #: Move index layout: cars 0..11 = speed_index*4 + heading (speeds 1, 2, 3 cells), 12 = Stop;
 #: pedestrians 0..3 = heading (1 cell), 4 = Stop. Same as the reference action vectors.

@@ -52,7 +52,7 @@ def agents_hash(agents: Any) -> str:
 
 def table_agents_hash(config_agents: Any, table: Any) -> str:
     """The agents hash of what a simulation really runs: the config's set (with its chosen starts and goals) when
-    ``table`` (its :class:`~core.world.AgentTable`) holds exactly those agents, types, priorities and concepts, else
+    ``table`` (its :class:`~core.base.world.AgentTable`) holds exactly those agents, types, priorities and concepts, else
     the table's own content (an SPF reset that changed the ego's concepts, an env's replacement table)."""
     specs = list(config_agents)
     same = len(specs) == len(table) and all(

@@ -72,15 +72,15 @@ def segments(meta: Mapping[str, Any]) -> list[dict]:
 
 @lru_cache(maxsize=16)
 def _parse(rules: str, ontology: str) -> Any:
-    from ..logic.ontology import loads_ontology
-    from ..logic.program import parse_program
+    from core.logic.lang.ontology import loads_ontology
+    from core.logic.lang.program import parse_program
 
     return parse_program(rules, loads_ontology(ontology, "<recorded ontology>"), "<recorded rules>")
 
 
 def schedule(meta: Mapping[str, Any]) -> dict[int, RuleSegment]:
     """step -> :class:`RuleSegment` for every segment of the meta (empty without segments); raises
-    :class:`~core.errors.LogiCityError` when a recorded program does not parse."""
+    :class:`~core.base.errors.LogiCityError` when a recorded program does not parse."""
     return {int(e["step"]): RuleSegment(int(e["step"]), int(e["offset"]), _parse(e["rules"], e["ontology"]))
             for e in segments(meta)}
 
@@ -111,7 +111,7 @@ def clauses_for(meta: Mapping[str, Any], program: Any) -> tuple:
 def check(meta: Mapping[str, Any]) -> str | None:
     """Why the meta's segments cannot be used (a text that does not parse, clause counts that do not match the
     table), or None."""
-    from ..errors import LogiCityError
+    from core.base.errors import LogiCityError
 
     for i, e in enumerate(segments(meta)):
         try:

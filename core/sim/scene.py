@@ -29,12 +29,12 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ..agents.spec import AgentSet, AgentSpec
-from ..codes import HEADING_NAMES, Kind
-from ..logic.grounding import Grounder
-from ..world import KNOWN_CONCEPTS, AgentTable, WorldSnapshot
-from .scene_check import SceneError, agent_label, check_coins, parse_kind, resolve_identity, resolve_trip
-from .simulation import Simulation
+from core.agents.spec import AgentSet, AgentSpec
+from core.base.codes import HEADING_NAMES, Kind
+from core.logic.grounding.grounder import Grounder
+from core.base.world import KNOWN_CONCEPTS, AgentTable, WorldSnapshot
+from core.sim.scene_check import SceneError, agent_label, check_coins, parse_kind, resolve_identity, resolve_trip
+from core.sim.simulation import Simulation
 
 __all__ = ["Scene", "SceneAgent", "SceneError", "SceneOrigin", "ForcedCoins", "capture_scene", "apply_scene",
            "build_simulation", "scene_agent_set", "scene_problems", "concepts_of_kind"]

@@ -11,17 +11,17 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..agents.io import check_agent
-from ..agents.spec import AgentSpec
-from ..codes import BUILDING_NAMES, HEADING_NAMES, HEADING_VECTORS, Kind
-from ..errors import LogiCityError
-from ..world import AgentTable, WorldSnapshot
+from core.agents.io import check_agent
+from core.agents.spec import AgentSpec
+from core.base.codes import HEADING_NAMES, HEADING_VECTORS, Kind
+from core.base.errors import LogiCityError
+from core.base.world import AgentTable, WorldSnapshot
+from core.map.trips import describe_cell, plan_trip
 
 __all__ = ["SceneError", "Trip", "agent_label", "parse_kind", "resolve_identity", "resolve_trip", "check_coins"]
 
 #: Goals drawn for an agent whose trip cannot be planned are retried this often (as the simulator does).
 MAX_PLAN_TRIES = 20
-_STREET_NAMES = {0.0: "empty", 1.0: "walking street", 2.0: "traffic street", -1.0: "crossing", 2.5: "mid lane"}
 _HEADING_BY_NAME = {v.lower(): k for k, v in HEADING_NAMES.items()}
 
 
@@ -110,13 +110,6 @@ def resolve_identity(i: int, agent: Any, kind: Kind, current: AgentTable | None)
 
 # ---- cells and paths -----------------------------------------------------------------------------------------
 
-def describe_cell(city, r: int, c: int) -> str:
-    b = int(city.building[r, c])
-    if b:
-        return f"a {BUILDING_NAMES.get(b, 'building')} cell"
-    return f"a {_STREET_NAMES.get(float(city.street[r, c]), 'unknown')} cell"
-
-
 def _network(city, kind: Kind) -> tuple[np.ndarray, str]:
     if kind is Kind.CAR:
         return city.drivable, "cars drive on traffic streets, mid lanes and crossings"
@@ -203,21 +196,6 @@ def _heading(value: Any, label: str) -> int:
     raise SceneError(f"{label}: heading must be -1..3 or one of none, Left, Right, Up, Down, got {value!r}")
 
 
-def _plan(kind: Kind, city, start: tuple[int, int], goal: tuple[int, int]) -> np.ndarray:
-    """The simulator's planners (cars: lane graph route; pedestrians: A*), as in Simulation."""
-    if kind is Kind.CAR:
-        return np.asarray(city.lane_graph.route(start, goal), np.int32)
-    from ..map.walking import walk_path
-
-    path = np.asarray(walk_path(city, start, goal), np.int32)
-    off = ~city.walkable[path[:, 0], path[:, 1]]
-    if off.any():
-        j = int(np.argmax(off))
-        raise SceneError(f"no walking route from {start} to {goal}: the shortest way leaves the walking network at "
-                         f"{tuple(int(v) for v in path[j])}")
-    return path
-
-
 def resolve_trip(i: int, agent: Any, kind: Kind, city, sampler, rng: np.random.Generator | None) -> Trip | None:
     """Check agent ``i``'s trip fields and fill the open ones (drawing from ``rng`` like the simulator).
 
@@ -274,7 +252,7 @@ def resolve_trip(i: int, agent: Any, kind: Kind, city, sampler, rng: np.random.G
         if agent.goal is not None:
             goal = _cell(agent.goal, label, "goal", city, kind)
             try:
-                path = _plan(kind, city, position, goal)
+                path = plan_trip(kind, city, position, goal)
             except LogiCityError as exc:
                 raise SceneError(f"{label}: goal {goal} cannot be reached from {position}: {exc.message}") from None
         elif sampler is None:
@@ -291,7 +269,7 @@ def _draw_trip(kind: Kind, city, sampler, rng, start: tuple[int, int], label: st
     for _ in range(MAX_PLAN_TRIES):
         goal = tuple(int(v) for v in sampler.sample_goal(kind, start, rng))
         try:
-            return goal, _plan(kind, city, start, goal)
+            return goal, plan_trip(kind, city, start, goal)
         except LogiCityError as exc:  # this goal cannot be planned: draw another, as the simulator does
             last = exc
     raise SceneError(f"{label}: no goal drawn for {start} could be planned ({MAX_PLAN_TRIES} tries): "

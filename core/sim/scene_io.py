@@ -12,13 +12,12 @@ from typing import Any
 
 import yaml
 
-from ..codes import HEADING_NAMES, Kind
-from ..errors import ConfigError
-from ..fileio import atomic_write_text
-from ..yamlio import (LocatedDict, LocatedList, check_format_header, expect, load_yaml, loads_yaml, reject_unknown_keys,
-                      yaml_type_name)
-from .scene import Scene, SceneAgent, SceneOrigin
-from .scene_check import parse_kind
+from core.base.codes import HEADING_NAMES, Kind
+from core.base.errors import ConfigError
+from core.io.fileio import atomic_write_text
+from core.io.yamlio import LocatedDict, LocatedList, check_format_header, expect, load_yaml, loads_yaml, reject_unknown_keys, yaml_type_name
+from core.sim.scene import Scene, SceneAgent, SceneOrigin
+from core.sim.scene_check import parse_kind
 
 __all__ = ["FORMAT_VERSION", "scene_to_data", "scene_from_data", "dumps_scene", "loads_scene", "save_scene",
            "load_scene"]

@@ -13,15 +13,15 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from ..codes import Action, Kind
-from ..errors import ConfigError
-from ..world import AgentTable, WorldSnapshot
-from .config import SimConfig
-from .episode import FIRED_FORCED, EpisodeBuffer
-from .move_arena import HEADING_OF, REALISED_OF, STOP_COL, MoveArena
-from .movement import CAR_STOP, DECIDED_TABLE, LOCAL_TABLE, PED_STOP, move_choice
-from .provenance import city_hash, table_agents_hash
-from .replay import config_texts
+from core.base.codes import Action, Kind
+from core.base.errors import ConfigError
+from core.base.world import AgentTable, WorldSnapshot
+from core.sim.config import SimConfig
+from core.sim.episode import FIRED_FORCED, EpisodeBuffer
+from core.sim.move_arena import HEADING_OF, REALISED_OF, STOP_COL, MoveArena
+from core.sim.movement import CAR_STOP, DECIDED_TABLE, LOCAL_TABLE, PED_STOP, move_choice
+from core.sim.provenance import city_hash, table_agents_hash
+from core.sim.replay import config_texts
 
 #: Steps an agent waits on its goal before starting a new trip (reference REACH_GOAL_WAITING;
 #: docs/reference.md#goal-arrival-and-new-trips).
@@ -47,7 +47,8 @@ class StepOutcome:
 
 def make_engine(name: str, program):
     """Instantiate the rule engine by name ('compiled' or 'z3')."""
-    from ..logic import CompiledEngine, Z3Engine
+    from core.logic.engines.compiled import CompiledEngine
+    from core.logic.engines.z3engine import Z3Engine
 
     if name == "compiled":
         return CompiledEngine(program)
@@ -61,8 +62,8 @@ class Simulation:
 
     def __init__(self, config: SimConfig, seed: int = 0, *, record: bool = True, engine: str | None = None,
                  view_limits: Mapping[int, int] | None = None) -> None:
-        from ..logic import Grounder
-        from ..map.sampling import StartGoalSampler
+        from core.logic.grounding.grounder import Grounder
+        from core.map.sampling import StartGoalSampler
 
         self.config = config
         self.seed = int(seed)
@@ -177,7 +178,7 @@ class Simulation:
         the agent; an open one is drawn like any other."""
         from types import SimpleNamespace
 
-        from .scene_check import SceneError, resolve_trip
+        from core.sim.scene_check import SceneError, resolve_trip
 
         fields = SimpleNamespace(name=self.agents.names[i], kind=self.kinds[i], position=start, goal=goal,
                                  path=None, path_index=None, heading=-1, waiting=False, wait=0, goals_reached=0)
@@ -217,7 +218,7 @@ class Simulation:
     def _plan(self, i: int, start: np.ndarray, goal: np.ndarray) -> np.ndarray:
         if self.kinds[i] == Kind.CAR:
             return np.asarray(self.city.lane_graph.route(tuple(start), tuple(goal)), np.int32)
-        from ..map.walking import walk_path
+        from core.map.walking import walk_path
 
         return np.asarray(walk_path(self.city, tuple(start), tuple(goal)), np.int32)
 
@@ -295,7 +296,7 @@ class Simulation:
         seg = self.rule_schedule[max(starts)] if starts else None
         if seg is self._segment:
             return
-        from ..logic import Grounder
+        from core.logic.grounding.grounder import Grounder
 
         self._segment = seg
         program = seg.program if seg is not None else self.config.program

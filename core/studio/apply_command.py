@@ -16,7 +16,7 @@ keeps the simulation that made ``previous`` (the recording being left) and start
 (None: re-simulates the recording branched in place to continue it from its end), answering with
 :meth:`Session.set_history`. An undo or redo emits the session's ``restored`` event; the playback then continues
 the simulation it kept for the recording shown again, or re-simulates it when it no longer has it
-(app/controllers/playback.py). A script or test passes a ``launch`` that simulates directly.
+(app/features/playback/controller.py). A script or test passes a ``launch`` that simulates directly.
 """
 from __future__ import annotations
 
@@ -24,10 +24,10 @@ import copy
 from dataclasses import replace
 from typing import Any, Callable
 
-from ..sim.frames import copy_episode
-from .apply import BRANCH_KEY, branch_in_place
-from .session import Recording, Session
-from .stack import Command
+from core.sim.frames import copy_episode
+from core.studio.apply import BRANCH_KEY, branch_in_place
+from core.studio.session import Recording, Session
+from core.studio.stack import Command
 
 __all__ = ["ApplyEdits", "RESTART", "IN_PLACE", "NEW_RECORDING", "Launch"]
 

@@ -30,12 +30,12 @@ from typing import Any
 
 import numpy as np
 
-from ..map.checks import city_findings
-from ..map.derived import CityBuilder
-from ..map.edit import CityDraft, Patch
-from ..map.model import CityMap
-from .problems import Problem, register_checker
-from .stack import Command
+from core.map.checks import city_findings
+from core.map.derived import CityBuilder
+from core.map.edit import CityDraft, Patch
+from core.map.model import CityMap
+from core.studio.problems import Problem, register_checker
+from core.studio.stack import Command
 
 __all__ = ["draft_of", "CityEdit", "ReplaceCity", "new_stroke_id", "city_state", "check_city", "MERGE_CITY_STROKE",
            "preview", "revert_preview"]

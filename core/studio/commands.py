@@ -13,10 +13,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from ..codes import ACTION_NAMES
-from ..sim.events import Breakpoint
-from .session import Session
-from .stack import Command
+from core.base.codes import ACTION_NAMES
+from core.sim.events import Breakpoint
+from core.studio.session import Session
+from core.studio.stack import Command
 
 #: merge ids (a command merges only with one of the same id)
 MERGE_COLOUR = 1

@@ -7,14 +7,14 @@ project (no folder, no mode file), and continuing it would mean re-simulating un
 a project does. The studio therefore shows it read-only; Save As turns it into a project that can be continued.
 
 Every problem (not an episode, damaged archive, embedded configuration missing or invalid, agents or cells that do
-not fit that configuration) raises :class:`~core.errors.EpisodeFileError` naming the file.
+not fit that configuration) raises :class:`~core.base.errors.EpisodeFileError` naming the file.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import EpisodeFileError
-from ..project import Project, new_project
+from core.base.errors import EpisodeFileError
+from core.project.model import Project, new_project
 
 #: File suffixes opened as episodes (``.pkl``: a reference LogiCity run, converted by core/export/logicity_pkl.py).
 EPISODE_SUFFIXES = (".npz", ".pkl")
@@ -28,15 +28,15 @@ def is_episode_file(path: str | Path) -> bool:
 def load_episode_file(path: str | Path):
     """``(project, episode)`` for an episode file: an unsaved project built from the configuration embedded in
     the episode (named after the file, with the recorded seed) and the memory-mapped :class:`Episode`."""
-    from ..sim.episode import load_episode
-    from ..sim.replay import config_from_episode
+    from core.sim.episode import load_episode
+    from core.sim.replay import config_from_episode
 
     p = Path(path)
     if not p.is_file():
         raise EpisodeFileError("file not found", p)
     source = p
     if p.suffix.lower() == ".pkl":   # a reference run: read without executing pickle code, converted once
-        from ..export.logicity_pkl import imported_episode_path
+        from core.export.logicity_pkl import imported_episode_path
 
         source = imported_episode_path(p)
     episode = load_episode(source)

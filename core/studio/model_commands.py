@@ -1,7 +1,7 @@
 """The command that lets a trained SPF model drive an agent of the studio's recording (issue 14; no Qt).
 
 Why forced actions: the model's choices for a branch are computed off the GUI thread on a rebuilt simulation
-(:func:`core.tasks.spf_drive.drive_branch`); the studio's simulation worker then re-simulates them as ordinary forced
+(:func:`core.tasks.spf.drive.drive_branch`); the studio's simulation worker then re-simulates them as ordinary forced
 actions, so the recording, a saved project and its re-simulation all hold the same run, and the inspector shows
 the agent's decisions as forced (``fired = -2``). One command adds all of them, so Edit ▸ Undo takes the whole
 model drive back — until a step has been simulated with it, when undoing would make the recording claim a run
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .stack import Command
+from core.studio.stack import Command
 
 __all__ = ["DriveWithModel"]
 

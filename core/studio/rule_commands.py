@@ -15,7 +15,7 @@ unsaved-changes flag cover them:
   (typing on, or backspacing), less than :data:`BURST_SECONDS` apart, and no line break typed. Pastes, clause
   toggles, comment toggles and replacements are single steps (``typing=False``).
 * :class:`AddConceptPredicate`, :class:`RemovePredicate`, :class:`SetPredicateParams` — ontology edits, validated
-  by the ontology loader before they are pushed (a bad parameter is a :class:`~core.errors.ConfigError` naming it).
+  by the ontology loader before they are pushed (a bad parameter is a :class:`~core.base.errors.ConfigError` naming it).
 """
 from __future__ import annotations
 
@@ -24,12 +24,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from ..errors import ConfigError, LogiCityError
-from ..logic.ontology import Ontology, ontology_from_data
-from ..logic.registry import REGISTRY
-from ..yamlio import dump_yaml, loads_yaml
-from .events import EmitterGroup
-from .stack import Command
+from core.base.errors import ConfigError, LogiCityError
+from core.logic.lang.ontology import Ontology, ontology_from_data
+from core.logic.lang.registry import REGISTRY
+from core.io.yamlio import dump_yaml, loads_yaml
+from core.studio.events import EmitterGroup
+from core.studio.stack import Command
 
 __all__ = ["RuleDocument", "RuleWorkspace", "EditRuleText", "AddConceptPredicate", "RemovePredicate",
            "SetPredicateParams", "SetPredicateGrounding", "BURST_SECONDS", "MERGE_RULE_TEXT", "text_diff", "concept_groundings"]
@@ -132,7 +132,7 @@ class RuleWorkspace:
     def rule_file(self, key: str = "rules", strict: bool = True):
         """The document parsed against the edited ontology (raises a located RuleError when it has errors).
         ``strict=False`` accepts a program that is not stratified (the analysis then shows its cycles)."""
-        from ..logic.program import parse_rules
+        from core.logic.lang.program import parse_rules
 
         doc = self.documents[key]
         return parse_rules(doc.text, self.ontology, str(doc.path) if doc.path else doc.title, strict=strict)

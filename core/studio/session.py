@@ -35,16 +35,16 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-from ..errors import LogiCityError
-from ..project import EpisodeAgentsError, Project, is_project, load_project, new_project, open_episode
-from ..project_save import save_project
-from ..sim.episode import EpisodeBuffer, EpisodeView
-from ..sim.events import Breakpoint, Event as MarkerEvent, MarkerIndex
-from ..sim.frames import StepFrame, apply_frame, copy_episode
-from ..view.colouring import DEFAULT_SCHEME, colour_schemes, scheme_problem
-from .episode_file import is_episode_file, load_episode_file
-from .events import EmitterGroup
-from .stack import Command, CommandStack
+from core.base.errors import LogiCityError
+from core.project.model import EpisodeAgentsError, Project, is_project, load_project, new_project, open_episode
+from core.project.save import save_project
+from core.sim.episode import EpisodeBuffer, EpisodeView
+from core.sim.events import Breakpoint, Event as MarkerEvent, MarkerIndex
+from core.sim.frames import StepFrame, apply_frame, copy_episode
+from core.view.colouring import DEFAULT_SCHEME, colour_schemes, scheme_problem
+from core.studio.episode_file import is_episode_file, load_episode_file
+from core.studio.events import EmitterGroup
+from core.studio.stack import Command, CommandStack
 
 log = logging.getLogger(__name__)
 
@@ -63,13 +63,13 @@ class ViewOptions:
     intersections: bool = False      # the intersection lines and boxes overlay
     goals: bool = True               # every agent's goal
     fov: bool = True                 # the selected agent's field of view
-    labels: bool = False             # agent names on the map (decluttered; app/controllers/agents.py)
+    labels: bool = False             # agent names on the map (decluttered; app/features/inspect/agents.py)
 
 
 def load_target(path: str | Path) -> tuple[Project, EpisodeView | None]:
     """What File ▸ Open reads: a project folder (or its project.yaml) with its current episode, a mode file as a
     new unsaved project, or an episode file (.npz) with the project embedded in it (shown read-only: see
-    core/studio/episode_file.py). Raises :class:`~core.errors.LogiCityError` naming the file and the problem."""
+    core/studio/episode_file.py). Raises :class:`~core.base.errors.LogiCityError` naming the file and the problem."""
     p = Path(path)
     if is_project(p):
         project = load_project(p)
@@ -80,12 +80,12 @@ def load_target(path: str | Path) -> tuple[Project, EpisodeView | None]:
                     f"ones (edited before Apply); it stays in the project folder and the agents are simulated anew")
             log.warning("%s: %s", exc.location(), exc.message)
             project.current_episode = None
-            project.notes = [note]     # shown once the simulation is ready (app/controllers/agent_editor.py)
+            project.notes = [note]     # shown once the simulation is ready (app/features/agent_editor/controller.py)
             return project, None
     if is_episode_file(p):
         return load_episode_file(p)
     if p.is_file() and p.suffix in (".yaml", ".yml"):
-        from ..sim.config import load_mode   # the simulation's config loader pulls in the logic engines
+        from core.sim.config import load_mode   # the simulation's config loader pulls in the logic engines
 
         return new_project(load_mode(p)), None
     if not p.exists():
@@ -134,7 +134,7 @@ class Session:
         #: the episode file shown as a read-only replay (it cannot be simulated further; Save As makes a project)
         self.read_only: Path | None = None
         #: recordings a branch replaced on screen, (name, episode): the next save writes them into the project as
-        #: further episodes (core/project.py ``kept``), so a branch that starts a new recording loses nothing
+        #: further episodes (core/project/model.py ``kept``), so a branch that starts a new recording loses nothing
         self.kept: list[tuple[str, EpisodeView]] = []
 
     # ---- queries ----------------------------------------------------------------------------------------------
@@ -475,8 +475,8 @@ class Session:
         return d
 
     def save(self, folder: str | Path, replace: bool = False) -> Path:
-        """Save the project, its view state and the recording into ``folder`` (atomic, see core.project); raises
-        what :func:`core.project_save.save_project` raises. Clears the modified flag."""
+        """Save the project, its view state and the recording into ``folder`` (atomic, see core.project.model); raises
+        what :func:`core.project.save.save_project` raises. Clears the modified flag."""
         if self.project is None:
             raise ValueError("no project to save")
         self.project.studio = self.studio_state()

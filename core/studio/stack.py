@@ -3,7 +3,7 @@
 Why its own module: the session owns a stack, and the commands know the session; keeping the stack free of both
 lets each import only what it needs (commands -> session -> stack), with no cycle.
 
-Semantics follow ``QUndoStack`` exactly, so :mod:`app.undo` can mirror this stack in a ``QUndoStack`` (Edit ▸
+Semantics follow ``QUndoStack`` exactly, so :mod:`app.shell.undo` can mirror this stack in a ``QUndoStack`` (Edit ▸
 Undo/Redo, the History panel) command for command:
 
 * ``push`` runs ``do``, drops the redo tail, then merges the command into the one on top when both have the same
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .events import EmitterGroup
+from core.studio.events import EmitterGroup
 
 
 class Command:

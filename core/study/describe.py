@@ -73,7 +73,7 @@ class SceneFacts:
 
 
 def facts_from_grounding(grounding, ego: int, world: str = "") -> SceneFacts:
-    """The facts of ``ego``'s view from a :class:`core.logic.grounding.Grounding` (the one the engine decided on,
+    """The facts of ``ego``'s view from a :class:`core.logic.grounding.grounder.Grounding` (the one the engine decided on,
     so CollidingClose coin flips are the ones that counted)."""
     view = grounding.ego_view(ego)
     ents = tuple(r.name for r in view.rows)

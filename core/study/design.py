@@ -22,14 +22,14 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..errors import ConfigError
-from ..fileio import atomic_write_bytes, atomic_write_text
-from ..yamlio import dump_yaml, expect, load_yaml, reject_unknown_keys
-from .describe import TEMPLATE_VERSION, SceneFacts, describe
-from .images import FRAME_RGB
-from .source import ACTION_LETTERS, ACTION_WORDS, Candidate, SimulatedSource, concept_filter
+from core.base.errors import ConfigError
+from core.io.fileio import atomic_write_bytes, atomic_write_text
+from core.io.yamlio import dump_yaml, expect, load_yaml, reject_unknown_keys
+from core.study.describe import TEMPLATE_VERSION, SceneFacts, describe
+from core.study.images import FRAME_RGB
+from core.study.source import ACTION_LETTERS, ACTION_WORDS, Candidate, SimulatedSource, concept_filter
 
-__all__ = ["StudySpec", "Question", "Study", "make_study", "load_study", "participant_order", "allocate",
+__all__ = ["StudySpec", "Question", "Study", "make_study", "load_study", "participant_order", "allocate", "parse_seeds",
            "hardness_marks", "question_text", "FRAME_RGB", "STUDY_FILE", "BANK_FILE", "MODALITIES"]
 
 STUDY_FILE = "study.yaml"
@@ -169,6 +169,25 @@ class Study:
 
 # ---- sampling --------------------------------------------------------------------------------------------------
 
+def parse_seeds(text: str) -> tuple[int, ...]:
+    """The worlds of a study as typed: '0-4', '0,3,7' or '0-2,9'; a ValueError says what was expected."""
+    out: list[int] = []
+    try:
+        for part in text.split(","):
+            part = part.strip()
+            if "-" in part[1:]:
+                a, b = part.split("-", 1) if not part.startswith("-") else ("-" + part[1:].split("-", 1)[0],
+                                                                             part[1:].split("-", 1)[1])
+                out.extend(range(int(a), int(b) + 1))
+            elif part:
+                out.append(int(part))
+    except ValueError:
+        raise ValueError(f"seeds: expected e.g. 0-4 or 0,3,7, got {text!r}") from None
+    if not out:
+        raise ValueError("seeds: at least one seed")
+    return tuple(out)
+
+
 def allocate(total: int, available: Sequence[int]) -> list[int]:
     """Stratified quotas: as even a split of ``total`` over the strata as ``available`` allows. Equal shares
     first (the remainder to the first strata), then what a stratum cannot fill goes, one by one, to the strata
@@ -267,7 +286,7 @@ def make_study(spec: StudySpec, folder: str | Path, *, base: Path | None = None,
                                   c.truth, text, c.facts))
     folder.mkdir(parents=True, exist_ok=True)
     if spec.modality != "text":
-        from .images import render_images
+        from core.study.images import render_images
 
         questions = render_images(spec, questions, snaps, folder, base, progress)
     hardness = spec.hardness or hardness_marks(raw_counts)
@@ -326,7 +345,7 @@ def load_study(path: str | Path) -> Study:
                                  tuple(int(x) for x in expect(src, "seeds", list)), int(expect(src, "steps", int)),
                                  int(expect(src, "min_step", int)))
     elif src.get("kind") == "vap":
-        from .source_vap import VapDatasetSource
+        from core.study.source_vap import VapDatasetSource
 
         source = VapDatasetSource(str(expect(src, "path", str)), str(expect(src, "split", str)),
                                   int(expect(src, "min_step", int)))

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from ..fileio import atomic_write_bytes
+from core.io.fileio import atomic_write_bytes
 
 #: Side of a question image in cells (8 px each) and the colour of the frame around the asked agent.
 IMAGE_CELLS = 80
@@ -20,9 +20,9 @@ def render_images(spec, questions: list, snaps: dict, folder: Path, base: Path |
 
     from PIL import Image, ImageDraw
 
-    from ..render.renderer import Renderer
-    from ..sim.config import load_mode
-    from .source import SimulatedSource
+    from core.render.renderer import Renderer
+    from core.sim.config import load_mode
+    from core.study.source import SimulatedSource
 
     renderer = None
     if isinstance(spec.source, SimulatedSource):

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from ..errors import LogiCityError
+from core.base.errors import LogiCityError
 
 __all__ = ["Journal", "JournalError", "check_participant_id", "journal_path", "read_journal", "Answer"]
 

@@ -22,11 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from ..errors import LogiCityError
-from ..fileio import atomic_write_text
-from .design import Study
-from .journal import Journal, journal_path
-from .prompts import build_prompt, demos_for, parse_answer
+from core.base.errors import LogiCityError
+from core.io.fileio import atomic_write_text
+from core.study.design import Study
+from core.study.journal import Journal, journal_path
+from core.study.prompts import build_prompt, demos_for, parse_answer
 
 __all__ = ["LLMError", "RunOptions", "run_name", "export_batch", "import_batch", "run_backend", "OpenAIChat",
            "TransformersModel"]
@@ -190,7 +190,7 @@ class TransformersModel:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         import torch
 
-        from ..models.torchvision_compat import import_torchvision
+        from core.base.torchvision_compat import import_torchvision
 
         import_torchvision()   # transformers imports torchvision when present; the PyPI build needs the shim here
         from transformers import AutoModelForCausalLM, AutoTokenizer

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from .design import Question, Study
-from .source import ACTION_LETTERS, ACTION_WORDS
+from core.study.design import Question, Study
+from core.study.source import ACTION_LETTERS, ACTION_WORDS
 
 __all__ = ["build_prompt", "demos_for", "parse_answer", "INSTRUCTION"]
 

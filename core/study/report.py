@@ -18,11 +18,11 @@ from typing import Any
 
 import numpy as np
 
-from ..fileio import atomic_write_text
-from .design import Study
-from .journal import Answer, answers_of, read_journal
-from .kappa import counts_table, fleiss_kappa
-from .source import ACTION_LETTERS, ACTION_WORDS
+from core.io.fileio import atomic_write_text
+from core.study.design import Study
+from core.study.journal import Answer, answers_of, read_journal
+from core.study.kappa import counts_table, fleiss_kappa
+from core.study.source import ACTION_LETTERS, ACTION_WORDS
 
 __all__ = ["Rater", "Score", "StudyReport", "load_raters", "score", "build_report", "EXPORT_FIELDS"]
 

@@ -15,9 +15,9 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from .design import Question, Study, participant_order
-from .journal import Journal, journal_path
-from .source import ACTION_LETTERS
+from core.study.design import Question, Study, participant_order
+from core.study.journal import Journal, journal_path
+from core.study.source import ACTION_LETTERS
 
 __all__ = ["RunnerSession", "Feedback", "KEY_LETTERS"]
 

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
-from ..codes import Action, Kind
-from ..errors import ConfigError
-from .describe import SceneFacts, facts_from_grounding
+from core.base.codes import Action, Kind
+from core.base.errors import ConfigError
+from core.study.describe import SceneFacts, facts_from_grounding
 
 __all__ = ["Candidate", "SimulatedSource", "ACTION_LETTERS", "ACTION_WORDS"]
 
@@ -60,8 +60,8 @@ class SimulatedSource:
 
         ``snapshots`` (optional dict) receives ``(world, step) -> WorldSnapshot`` for rendering images later.
         """
-        from ..sim.config import load_mode
-        from ..sim.simulation import Simulation
+        from core.sim.config import load_mode
+        from core.sim.simulation import Simulation
 
         mode = Path(self.mode)
         if base is not None and not mode.is_absolute():

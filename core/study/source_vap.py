@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
-from ..errors import ConfigError
-from .describe import CONCEPT_WORDS, KIND_PREDICATES, SceneFacts
+from core.base.errors import ConfigError
+from core.study.describe import CONCEPT_WORDS, KIND_PREDICATES, SceneFacts
 
 __all__ = ["VapDatasetSource"]
 
@@ -37,7 +37,7 @@ class VapDatasetSource:
         return base / p if base is not None and not p.is_absolute() else p
 
     def manifest(self, base: Path | None = None) -> dict:
-        from ..tasks.vap.dataset import FORMAT, MANIFEST
+        from core.tasks.vap.dataset import FORMAT, MANIFEST
 
         path = self.folder(base) / MANIFEST
         try:
@@ -53,7 +53,7 @@ class VapDatasetSource:
                 cancelled: Callable[[], bool] | None = None, snapshots: dict | None = None) -> list:
         """Candidates of every kept agent of every frame of the split with step >= min_step, in (world, step,
         agent) order. ``snapshots`` receives ``(world, step) -> ("png", image path, boxes)``."""
-        from .source import Candidate
+        from core.study.source import Candidate
 
         m = self.manifest(base)
         unary_names = list(m["unary_predicates"])

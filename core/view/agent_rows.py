@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..codes import ACTION_NAMES, Kind
-from ..sim.episode import FIRED_FORCED
-from .colouring import detailed_type
-from .overrides import active_intervention
+from core.base.codes import ACTION_NAMES, Kind
+from core.sim.episode import FIRED_FORCED
+from core.view.colouring import detailed_type
+from core.view.overrides import active_intervention
 
 #: The table's columns: (header, AgentRow attribute).
 COLUMNS: tuple[tuple[str, str], ...] = (

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..codes import BUILDING_NAMES
-from ..map.cells import BLD_SHIFT, TH, TV, WALK
-from .colouring import SEMANTIC_COLOURS
+from core.base.codes import BUILDING_NAMES
+from core.map.cells import BLD_SHIFT, TH, TV, WALK
+from core.view.colouring import SEMANTIC_COLOURS
 
 __all__ = ["draft_rgb", "PAINT_RGB"]
 

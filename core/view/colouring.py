@@ -12,14 +12,14 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ..codes import ACTION_NAMES, GARAGE, GAS_STATION, HEADING_NAMES, HOUSE, OFFICE, STORE, Kind
-from ..map.model import CityMap
-from ..sim.episode import FIRED_FORCED
+from core.base.codes import ACTION_NAMES, GARAGE, GAS_STATION, HEADING_NAMES, HOUSE, OFFICE, STORE, Kind
+from core.map.model import CityMap
+from core.sim.episode import FIRED_FORCED
 
 #: Colouring-only fired value: the agent's decision of the newest state is not made yet.
 _FIRED_PENDING = -3
-from ..world import KNOWN_CONCEPTS, AgentTable, WorldSnapshot
-from .overrides import overrides_at
+from core.base.world import KNOWN_CONCEPTS, AgentTable, WorldSnapshot
+from core.view.overrides import overrides_at
 
 RGB = tuple[int, int, int]
 
@@ -175,7 +175,7 @@ Scheme = Callable[[ColourContext], Colouring]
 
 def detailed_type(agents: AgentTable, i: int) -> str:
     """The agent's icon semantic: its first concept in the reference's icon order, else car/pedestrian."""
-    from ..render.semantics import agent_semantic
+    from core.render.semantics import agent_semantic
 
     return agent_semantic(int(agents.kinds[i]), agents.concept_names(i))
 

@@ -1,7 +1,7 @@
 """Agents side by side (no Qt): the facts of several inspector reports as rows, and which rows differ.
 
 Why: "why does Car_2 stop while Car_5 goes?" is answered by putting their recorded decisions, fired clauses,
-witnesses and states next to each other; the Compare panel (widgets/agent_compare.py) formats these rows and a
+witnesses and states next to each other; the Compare panel (widgets/inspect/agent_compare.py) formats these rows and a
 test checks them against the reports without a QApplication.
 """
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from .inspect import AgentReport
+from core.view.inspect import AgentReport
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ..sim.gridlock import Gridlock, WaitLink, clause_label
+from core.sim.gridlock import Gridlock, WaitLink, clause_label
 
 
 def describe(g: Gridlock, names: Sequence[str], clauses: Sequence[Mapping[str, Any]] | None = None,
@@ -47,7 +47,7 @@ def firing_text(link: WaitLink, names: Sequence[str], program: Any) -> str | Non
     clauses = getattr(program, "clauses", None)
     if not clauses or not 0 <= link.clause < len(clauses):
         return None
-    from ..logic.decisions import make_firing
+    from core.logic.engines.decisions import make_firing
 
     clause = clauses[link.clause]
     witness = np.asarray(link.witness or (link.waits_on,), np.int64)

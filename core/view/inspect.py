@@ -28,12 +28,12 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..codes import ACTION_NAMES, HEADING_NAMES, Kind
-from ..logic.syntax import EGO
-from ..sim.episode import FIRED_FORCED
-from ..world import AgentTable, WorldSnapshot
-from .colouring import NOT_DECIDED, detailed_type
-from .overrides import active_intervention, overrides_at  # noqa: F401  (re-exported)
+from core.base.codes import ACTION_NAMES, HEADING_NAMES, Kind
+from core.logic.lang.syntax import EGO
+from core.sim.episode import FIRED_FORCED
+from core.base.world import AgentTable, WorldSnapshot
+from core.view.colouring import NOT_DECIDED, detailed_type
+from core.view.overrides import active_intervention, overrides_at  # noqa: F401  (re-exported)
 
 #: View tables an inspector keeps (:meth:`Inspector.view_rows`): a few hundred small tuples.
 VIEW_CACHE_SIZE = 256
@@ -116,7 +116,7 @@ class Inspector:
     @property
     def grounder(self):
         if self._grounder is None:
-            from ..logic.grounding import Grounder
+            from core.logic.grounding.grounder import Grounder
 
             self._grounder = Grounder(self.config.city, self.config.ontology)
         return self._grounder
@@ -166,11 +166,11 @@ class Inspector:
                 explanation = f"{decided} — forced by {forced}; not derived by the rules"
             else:
                 derived = tuple(ACTION_NAMES[a] for a in range(4) if rec.holds[agent, a])
-                from ..sim.rule_segments import clauses_for   # the program that decided step d (rule branches)
+                from core.sim.rule_segments import clauses_for   # the program that decided step d (rule branches)
 
                 clauses = clauses_for(episode.meta, self.program)
                 if 0 <= fired_clause < len(clauses):
-                    from ..logic.decisions import make_firing
+                    from core.logic.engines.decisions import make_firing
 
                     f = make_firing(clauses[fired_clause], agent, np.asarray(rec.witness[agent]), names)
                     fired_text = str(f)

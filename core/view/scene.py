@@ -12,9 +12,9 @@ from typing import Literal
 
 import numpy as np
 
-from ..sim.episode import FIRED_FORCED
-from .colouring import Colouring, colour_by, colour_context
-from .overrides import overrides_at
+from core.sim.episode import FIRED_FORCED
+from core.view.colouring import Colouring, colour_by, colour_context
+from core.view.overrides import overrides_at
 
 PathMode = Literal["all", "selected", "none"]
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..codes import ACTION_NAMES, Kind
-from ..sim.episode import FIRED_DEFAULT
+from core.base.codes import ACTION_NAMES, Kind
+from core.sim.episode import FIRED_DEFAULT
 
 
 def action_counts(episode, start: int = 0, stop: int | None = None) -> np.ndarray:

@@ -21,9 +21,9 @@ def studio(qtbot, settings_path):
 
 @pytest.fixture(autouse=True)
 def _nothing_left_running():
-    """After each studio test, every background job and service (app/jobs.py) is stopped: a test never leaves a
+    """After each studio test, every background job and service (app/shell/jobs.py) is stopped: a test never leaves a
     thread running into the next one (and a job that cannot be stopped fails the test)."""
     yield
-    from app import jobs
+    from app.shell import jobs
 
     assert jobs.wait_for_all(30_000), f"still running after the test: {[h.kind for h in jobs.running()]}"

@@ -17,7 +17,7 @@ EP_VAL = str(ROOT / "configs" / "spf_episodes" / "easy" / "val.npz")
 @pytest.fixture
 def no_work(monkeypatch):
     """Make every long computation fail loudly: the checks under test must stop the command before it."""
-    from core.tasks import spf_demos, spf_eval, spf_make_episodes
+    from core.tasks.spf import demos as spf_demos, evaluate as spf_eval, make_episodes as spf_make_episodes
 
     def boom(*a, **k):
         raise AssertionError("work started before the arguments were checked")
@@ -89,9 +89,9 @@ def fake_studio(monkeypatch):
     import types
 
     calls = []
-    mod = types.ModuleType("app.studio")
+    mod = types.ModuleType("app.shell.studio")
     mod.run_studio = lambda argv: calls.append(list(argv)) or 0
-    monkeypatch.setitem(sys.modules, "app.studio", mod)
+    monkeypatch.setitem(sys.modules, "app.shell.studio", mod)
     return calls
 
 

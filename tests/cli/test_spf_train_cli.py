@@ -9,7 +9,7 @@ pytest.importorskip("torch")
 
 
 def test_train_eval_and_table_of_a_run(tmp_path):
-    from core.tasks.spf_demos import collect_oracle, save_demonstrations
+    from core.tasks.spf.demos import collect_oracle, save_demonstrations
 
     trajs, meta = collect_oracle("easy", 4, "train", seed=0)
     demos = tmp_path / "demos.npz"

@@ -17,8 +17,8 @@ def test_n_envs_below_one_is_refused(tmp_path):
 
 
 def test_nlm_dqn_run_records_its_default_settings(tmp_path):
-    from core.tasks.spf_learning import train
-    from core.tasks.spf_learning.run import read_config
+    from core.tasks.spf.learning import train
+    from core.tasks.spf.learning.run import read_config
 
     # 16 steps: before learning_starts, so no gradient step; the settings, not the learning, are under test
     train("nlm-dqn", "easy", tmp_path / "r", steps=16, seed=0, eval_every=16, val_episodes=1, test=False,

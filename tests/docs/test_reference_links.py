@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.paths import ROOT
 REFERENCE = ROOT / "docs" / "reference.md"
 
 #: Text files that hold code comments, docstrings, documentation or configuration.

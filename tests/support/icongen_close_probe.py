@@ -58,8 +58,8 @@ def main(model: str, scenario: str, slow: float, library_dir: str) -> int:
 
     library = IconLibrary(library_dir)
     if scenario.startswith("window"):
-        from app.main_window import MainWindow
-        from app.settings import make_settings
+        from app.shell.window import MainWindow
+        from app.shell.settings import make_settings
 
         win = MainWindow(make_settings(Path(tempfile.mkdtemp()) / "s.ini"))
         win.answers["unsaved"] = "discard"
@@ -71,9 +71,9 @@ def main(model: str, scenario: str, slow: float, library_dir: str) -> int:
         win.statusBar().messageChanged.connect(lambda m: m and seen["messages"].append(m))
         closer = win
     else:
-        from app.icongen_worker import IconGenController
-        from app.jobs import JobRunner
-        from widgets.render_dock import RenderDock
+        from app.features.icons.controller import IconGenController
+        from app.shell.jobs import JobRunner
+        from widgets.icons.render_dock import RenderDock
 
         dock = RenderDock(library, model=model)
         runner = JobRunner()

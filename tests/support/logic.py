@@ -12,12 +12,12 @@ from __future__ import annotations
 import numpy as np
 import z3
 
-from core.codes import ACTION_INDEX, ACTION_NAMES, Heading, Kind
-from core.logic.grounding import Grounder, TableInterpretation
-from core.logic.ontology import Ontology, load_ontology
-from core.logic.reference import FAnd, FAtom, FEq, FExists, FImplies, FNot, FOr, Formula
+from core.base.codes import ACTION_INDEX, ACTION_NAMES, Heading, Kind
+from core.logic.grounding.grounder import Grounder, TableInterpretation
+from core.logic.lang.ontology import Ontology, load_ontology
+from core.logic.lang.reference import FAnd, FAtom, FEq, FExists, FImplies, FNot, FOr, Formula
 from core.map.model import CityMap
-from core.world import AgentTable, WorldSnapshot
+from core.base.world import AgentTable, WorldSnapshot
 from tests.support.paths import ROOT
 
 ONTOLOGIES = ROOT / "configs" / "ontologies"

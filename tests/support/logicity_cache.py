@@ -18,7 +18,7 @@ def make_cache(path: Path, steps: int = 3, seed: int = 0, fmt: str = "pickle"):
     import torch
     import yaml
 
-    from core.codes import Kind
+    from core.base.codes import Kind
     from core.sim.config import load_mode
     from core.sim.simulation import Simulation
 

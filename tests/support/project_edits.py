@@ -10,8 +10,8 @@ import pytest
 def assert_manifest_edit_is_located(saved: Path, tmp_path: Path, old: str, new: str, fragment: str) -> None:
     """Copy the project ``saved`` into ``tmp_path``, replace ``old`` by ``new`` in its project.yaml: loading it raises
     a LogiCityError that says ``fragment`` and points at project.yaml, at a line holding a word of ``new``."""
-    from core.errors import LogiCityError
-    from core.project import load_project
+    from core.base.errors import LogiCityError
+    from core.project.model import load_project
 
     root = tmp_path / "p"
     shutil.copytree(saved, root)

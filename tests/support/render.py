@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.codes import GARAGE, HOUSE, STORE, Kind
-from core.map.model import Building, CityMap, Street
-from core.world import AgentTable, WorldSnapshot
+from core.base.codes import GARAGE, HOUSE, STORE, Kind
+from core.map.model import CityMap
+from core.map.spec import Building, Street
+from core.base.world import AgentTable, WorldSnapshot
 
 
 def small_city() -> CityMap:

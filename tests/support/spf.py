@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.tasks.spf_state import StartState
-from core.world import KNOWN_CONCEPTS
+from core.tasks.spf.state import StartState
+from core.base.world import KNOWN_CONCEPTS
 
 FAR = (200, 200)  # more than a field of view away from every scene cell used in the tests
 
@@ -63,8 +63,8 @@ def plain_cell(city, near=(60, 60)):
 # ---- the SPF play window (pytest-qt) ---------------------------------------------------------------------------
 
 def open_spf_window(qtbot, size: tuple[int, int] = (1200, 780)):
-    """A shown ``app.spf_play.SPFPlayWindow`` of ``size`` that closes without asking about an unsaved run."""
-    from app.spf_play import SPFPlayWindow
+    """A shown ``app.features.spf.play.SPFPlayWindow`` of ``size`` that closes without asking about an unsaved run."""
+    from app.features.spf.play import SPFPlayWindow
 
     from tests.support.qt import shown
 

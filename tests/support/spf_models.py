@@ -13,8 +13,8 @@ from pathlib import Path
 @functools.lru_cache(maxsize=1)
 def tiny_runs() -> tuple[Path, Path]:
     """(mlp-bc run folder, nlm-bc run folder), both for SPF easy."""
-    from core.tasks.spf_demos import collect_oracle, save_demonstrations
-    from core.tasks.spf_learning import train
+    from core.tasks.spf.demos import collect_oracle, save_demonstrations
+    from core.tasks.spf.learning import train
 
     root = Path(tempfile.mkdtemp(prefix="spf_models_"))
     atexit.register(shutil.rmtree, root, True)

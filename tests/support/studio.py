@@ -65,8 +65,8 @@ def assert_same_episode(a, b, upto: int | None = None):
 
 def save_default_project(root):
     """A saved project of the default city with a ``studio:`` block (step 7, Car_3 selected, one breakpoint)."""
-    from core.project import new_project
-    from core.project_save import save_project
+    from core.project.model import new_project
+    from core.project.save import save_project
 
     cfg = default_config()
     p = new_project(cfg)
@@ -78,7 +78,7 @@ def save_default_project(root):
 def recorded_session(config, frames, saved: bool = False):
     """A ``core.studio.session.Session`` of a new project of ``config`` (seed 3) whose recording holds ``frames[0]``
     (state 0) and then the steps of ``frames[1:5]``; ``saved``: marked saved (not modified) after that."""
-    from core.project import new_project
+    from core.project.model import new_project
     from core.sim.episode import EpisodeBuffer
     from core.sim.frames import apply_frame
     from core.studio.session import Session
@@ -98,8 +98,8 @@ def recorded_session(config, frames, saved: bool = False):
 
 def open_window(qtbot, settings_path, path=DEFAULT_MODE):
     """A shown main window with ``path`` opened and its first state synced (``path=None``: nothing opened)."""
-    from app.main_window import MainWindow
-    from app.settings import make_settings
+    from app.shell.window import MainWindow
+    from app.shell.settings import make_settings
 
     win = MainWindow(make_settings(settings_path))
     qtbot.addWidget(win)

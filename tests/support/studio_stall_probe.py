@@ -22,8 +22,8 @@ def main(seconds: float = 3.0) -> int:
     from PySide6 import QtCore, QtWidgets
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])
-    from app.main_window import DEFAULT_MODE, MainWindow
-    from app.settings import make_settings
+    from app.shell.window import DEFAULT_MODE, MainWindow
+    from app.shell.settings import make_settings
 
     def run(ms: int) -> None:
         loop = QtCore.QEventLoop()

@@ -24,7 +24,7 @@ def make_tiny_causal_lm(folder: Path) -> Path:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import torch
 
-    from core.models.torchvision_compat import import_torchvision
+    from core.base.torchvision_compat import import_torchvision
 
     import_torchvision()
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers

@@ -8,7 +8,7 @@ import warnings
 
 import pytest
 
-from core.errors import ConfigError
+from core.base.errors import ConfigError
 from tools.fuzz.families import FAMILIES, Family, prepare
 from tools.fuzz.runner import make_input, run_family, run_one
 

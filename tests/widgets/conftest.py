@@ -6,8 +6,8 @@ import pytest
 
 @pytest.fixture
 def inspector(qtbot):
-    """A new ``widgets.inspector.InspectorWidget``, closed with the test."""
-    from widgets.inspector import InspectorWidget
+    """A new ``widgets.inspect.inspector.InspectorWidget``, closed with the test."""
+    from widgets.inspect.inspector import InspectorWidget
 
     w = InspectorWidget()
     qtbot.addWidget(w)

@@ -27,7 +27,7 @@ def _pair(qtbot):
 
 
 def _pixels(view) -> np.ndarray:
-    from app.export import qimage_to_rgb
+    from app.features.export.animation import qimage_to_rgb
 
     return qimage_to_rgb(view.grab().toImage()).astype(int)
 

@@ -1,6 +1,6 @@
 """``python -m tools.fuzz`` (``make fuzz``): see tools/fuzz/runner.py."""
 import sys
 
-from .runner import main
+from tools.fuzz.runner import main
 
 sys.exit(main())

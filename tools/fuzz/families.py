@@ -3,7 +3,7 @@
 Families: rules, maps, agent sets, ontologies, mode files, projects, episodes, policies. Each target writes the
 input where the loader expects it and calls the public loader the studio and the CLI use, then touches what a
 caller would touch next (an opened project's episode, a policy's first decision, every array of an episode), so
-a damaged input must be refused by the loader with a :class:`~core.errors.LogiCityError`, not fail later.
+a damaged input must be refused by the loader with a :class:`~core.base.errors.LogiCityError`, not fail later.
 
 The seeds are built once per work folder (:func:`prepare`): small generated cities keep map, mode and project
 loads fast (about 10 ms instead of 0.5 s for the 241x241 default city), so 10,000 inputs per family take minutes.
@@ -46,8 +46,8 @@ def prepare(work: Path) -> None:
     """Write the seed files into ``work`` (idempotent: a ``.ready`` marker is left when done)."""
     if (work / ".ready").exists():
         return
-    from core.project import new_project
-    from core.project_save import save_project
+    from core.project.model import new_project
+    from core.project.save import save_project
     from core.sim.config import load_mode
     from core.sim.simulation import Simulation
 
@@ -102,7 +102,7 @@ def _files(pattern: str) -> list[tuple[str, bytes]]:
 
 @lru_cache(maxsize=1)
 def _ontology():
-    from core.logic import load_ontology
+    from core.logic.lang.ontology import load_ontology
 
     return load_ontology(CONFIGS / "ontologies" / "full.yaml")
 
@@ -114,7 +114,7 @@ def _write(work: Path, name: str, data: bytes) -> Path:
 
 
 def _rules(data: bytes, ext: str, work: Path) -> None:
-    from core.logic import load_rules
+    from core.logic.lang.program import load_rules
 
     load_rules(_write(work, "input.rules", data), _ontology())
 
@@ -132,7 +132,7 @@ def _agents(data: bytes, ext: str, work: Path) -> None:
 
 
 def _ontologies(data: bytes, ext: str, work: Path) -> None:
-    from core.logic import load_ontology
+    from core.logic.lang.ontology import load_ontology
 
     load_ontology(_write(work, "ontology.yaml", data))
 
@@ -146,7 +146,7 @@ def _modes(data: bytes, ext: str, work: Path) -> None:
 
 
 def _projects(data: bytes, ext: str, work: Path) -> None:
-    from core.project import load_project, open_episode
+    from core.project.model import load_project, open_episode
 
     (work / "project" / "project.yaml").write_bytes(data)
     p = load_project(work / "project")
@@ -179,7 +179,7 @@ def _city_shape(work: Path) -> tuple[int, int]:
 
 
 def _policies(data: bytes, ext: str, work: Path) -> None:
-    from core.tasks.spf_eval import call_policy, load_policy
+    from core.tasks.spf.evaluate import call_policy, load_policy
 
     pol = load_policy(_write(work, "policy" + ext, data))
     layers = getattr(pol, "layers", None)

@@ -1,6 +1,6 @@
 """Running the loader fuzzer: inputs, crash and hang detection, reproducers and the per-family report.
 
-A *crash* is any exception that is not a :class:`~core.errors.LogiCityError` (the loaders' contract: bad input
+A *crash* is any exception that is not a :class:`~core.base.errors.LogiCityError` (the loaders' contract: bad input
 gives a located user error, never a traceback), also a ``MemoryError`` under the memory limit and a worker process
 killed by a signal. A *hang* is an input that takes longer than ``timeout`` seconds (it is interrupted by an alarm).
 Crashes are grouped by signature (exception type and the innermost frame in this repository's code); the first
@@ -29,8 +29,8 @@ import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from .families import FAMILIES, ROOT, Family, prepare
-from .mutate import mutate_bytes, mutate_npz, mutate_text, rng_for
+from tools.fuzz.families import FAMILIES, ROOT, Family, prepare
+from tools.fuzz.mutate import mutate_bytes, mutate_npz, mutate_text, rng_for
 
 #: Default seconds after which an input counts as a hang.
 HANG_SECONDS = 10.0
@@ -138,7 +138,7 @@ def _save_reproducer(out: Path | None, family: str, finding: Finding, ext: str, 
 def run_one(family: Family, ext: str, data: bytes, work: Path, timeout: float) -> tuple[str, BaseException | None,
                                                                                          float]:
     """Run one input: ("ok" | "rejected" | "crash" | "hang", the exception, seconds)."""
-    from core.errors import LogiCityError
+    from core.base.errors import LogiCityError
 
     use_alarm = timeout > 0 and hasattr(signal, "setitimer")
     old = signal.signal(signal.SIGALRM, _on_alarm) if use_alarm else None

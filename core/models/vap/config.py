@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from ...errors import ConfigError
+from core.base.errors import ConfigError
 
 BACKBONES = ("resnet18", "resnet34", "resnet50")
 REASONERS = ("gnn", "nlm")

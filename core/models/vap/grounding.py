@@ -18,8 +18,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from ..torchvision_compat import import_torchvision
-from .config import VapModelConfig
+from core.base.torchvision_compat import import_torchvision
+from core.models.vap.config import VapModelConfig
 
 _IMAGENET_MEAN = (0.485, 0.456, 0.406)
 _IMAGENET_STD = (0.229, 0.224, 0.225)
@@ -108,7 +108,7 @@ def _eager_roi_align():
     aligned)``. With compiled ops (a matching build, e.g. on a GPU machine) the compiled kernel is used."""
     import importlib
 
-    from ..torchvision_compat import has_compiled_ops
+    from core.base.torchvision_compat import has_compiled_ops
 
     tv = import_torchvision()
     if has_compiled_ops():
@@ -121,7 +121,7 @@ def _eager_roi_align():
 def load_backbone_weights(resnet: nn.Module, path: str | Path) -> None:
     """Load torchvision ResNet weights from a local safetensors file (keys as in ``resnet.state_dict()``; an
     ``fc.`` head may be missing). Pickle files are refused: convert them once with safetensors."""
-    from ...errors import ConfigError
+    from core.base.errors import ConfigError
 
     p = Path(path)
     if p.suffix != ".safetensors":

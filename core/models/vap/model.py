@@ -15,9 +15,9 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from .config import VapModelConfig
-from .grounding import GroundingNet
-from .reasoning import make_reasoner
+from core.models.vap.config import VapModelConfig
+from core.models.vap.grounding import GroundingNet
+from core.models.vap.reasoning import make_reasoner
 
 
 @dataclass
@@ -66,7 +66,7 @@ def save_checkpoint(model: VapModel, folder: str | Path, extra: dict | None = No
     import yaml
     from safetensors.torch import save_file
 
-    from ...fileio import atomic_write_text
+    from core.io.fileio import atomic_write_text
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -83,8 +83,8 @@ def load_checkpoint(folder: str | Path, device: str | torch.device = "cpu") -> t
     """(model in eval mode, the config.yaml document) from a checkpoint folder."""
     from safetensors.torch import load_file
 
-    from ...errors import ConfigError
-    from ...yamlio import load_yaml
+    from core.base.errors import ConfigError
+    from core.io.yamlio import load_yaml
 
     folder = Path(folder)
     cfg_path, w_path = folder / "config.yaml", folder / "model.safetensors"

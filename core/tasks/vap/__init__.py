@@ -5,7 +5,7 @@ in ``core.models.vap``. Heavy libraries (torch, pyarrow, datasets) are imported 
 """
 from __future__ import annotations
 
-from .dataset import GenerationResult, generate
-from .settings import VapDataConfig, parse_worlds
+from core.tasks.vap.dataset import GenerationResult, generate
+from core.tasks.vap.settings import VapDataConfig, parse_worlds
 
 __all__ = ["generate", "GenerationResult", "VapDataConfig", "parse_worlds"]

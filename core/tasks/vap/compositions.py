@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...agents.spec import AgentSet, AgentSpec
-from ...codes import Kind
+from core.agents.spec import AgentSet, AgentSpec
+from core.base.codes import Kind
 
 #: agent count range (inclusive) per stage, as in the reference's final dataset scripts
 AGENT_RANGE: dict[str, tuple[int, int]] = {"train": (12, 12), "val": (13, 15), "test": (13, 15)}

@@ -26,15 +26,14 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ...codes import ACTION_NAMES, Kind
-from ...errors import ConfigError
-from ...fileio import atomic_write_text, pid_alive
-from .compositions import random_composition
-from .labels import (detailed_type, direction_heading, ground_truth, h_vectors, next_directions, own_directions,
-                     reference_label)
-from .manifest import FORMAT, FORMAT_VERSION, MANIFEST, SKIP_STEPS, write_manifest  # noqa: F401 (re-exported)
-from .png import BandCache, encode_png
-from .settings import STAGES, VapDataConfig, config_hashes, fingerprint, mode_path
+from core.base.codes import ACTION_NAMES, Kind
+from core.base.errors import ConfigError
+from core.io.fileio import atomic_write_text, pid_alive
+from core.tasks.vap.compositions import random_composition
+from core.tasks.vap.labels import detailed_type, direction_heading, ground_truth, h_vectors, next_directions, own_directions, reference_label
+from core.tasks.vap.manifest import FORMAT, FORMAT_VERSION, MANIFEST, SKIP_STEPS, write_manifest  # noqa: F401 (re-exported)
+from core.tasks.vap.png import BandCache, encode_png
+from core.tasks.vap.settings import STAGES, VapDataConfig, config_hashes, fingerprint, mode_path
 _LOCK_NAME = ".generating.lock"
 
 Progress = Callable[..., None]
@@ -108,8 +107,8 @@ def _stamp(files: list[str]) -> tuple:
 
 
 def _load_stage_configs(path: Path) -> dict[str, Any]:
-    from ...agents.io import load_agent_set
-    from ...sim.config import load_mode
+    from core.agents.io import load_agent_set
+    from core.sim.config import load_mode
 
     base = load_mode(path)
     files = base.extra.get("agent_files", {})
@@ -204,7 +203,7 @@ def generate(config: VapDataConfig, out_dir: str | Path, progress: Progress | No
     per_world = config.steps - 1
     total = len(jobs) * per_world
     with _Lock(out):
-        from .pool import wait_for_workers
+        from core.tasks.vap.pool import wait_for_workers
 
         left = wait_for_workers(out)
         if left:
@@ -235,7 +234,7 @@ def generate(config: VapDataConfig, out_dir: str | Path, progress: Progress | No
             write_manifest(out, config, hashes, fp, stage_cfgs["train"])
 
         if config.workers > 1 and len(todo) > 1:
-            from .pool import run_worlds
+            from core.tasks.vap.pool import run_worlds
 
             cancelled = run_worlds(config, out, todo, _world_in_worker, stop, tick, world_done)
         else:
@@ -256,7 +255,7 @@ def generate(config: VapDataConfig, out_dir: str | Path, progress: Progress | No
 
 def _world_in_worker(stage: str, w: int) -> dict | None:
     """One world in a worker process of :func:`core.tasks.vap.pool.run_worlds` (None when cancelled)."""
-    from .pool import worker_state
+    from core.tasks.vap.pool import worker_state
 
     st = worker_state()
     cfg: VapDataConfig = st["config"]
@@ -271,7 +270,7 @@ _DEFAULT_ICONS: list = []
 
 def _icon_set(config: VapDataConfig):
     """The shipped art (loaded once per process) or the user's library (read again every run)."""
-    from ...render.icons import IconSet
+    from core.render.icons import IconSet
 
     if config.icons == "library":
         return IconSet.default()
@@ -282,7 +281,7 @@ def _icon_set(config: VapDataConfig):
 
 def _renderer(city, icons, ppc: int, seed: int, render_seed: int, cache: dict):
     """A renderer whose agent icon variants follow the world seed, sharing one static map per dataset."""
-    from ...render.renderer import Renderer
+    from core.render.renderer import Renderer
 
     r = Renderer(city, icons=icons, px_per_cell=ppc, seed=seed)
     key = (id(city), id(icons), ppc, render_seed)
@@ -303,7 +302,7 @@ _BG_LOCK = threading.Lock()
 def make_world(config: VapDataConfig, sim_cfg, stage: str, w: int, final: Path, icons, pool: ThreadPoolExecutor,
                tick: Callable[[int], None], stop: Callable[[], bool]) -> dict | None:
     """Simulate and write one world into ``final`` (via a temporary folder). None when cancelled."""
-    from ...sim.simulation import Simulation
+    from core.sim.simulation import Simulation
 
     seed = config.world_seed(stage, w)
     if config.agents == "random":
@@ -432,7 +431,7 @@ def _write_tables(folder: Path, rows: list[dict]) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from .schema import arrow_schema
+    from core.tasks.vap.schema import arrow_schema
 
     table = pa.Table.from_pylist(rows, schema=arrow_schema())
     tmp = folder / "frames.parquet.tmp"

@@ -13,10 +13,10 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
-from ...models.vap.model import load_checkpoint, pick_device
-from .dataset import Cancel
-from .metrics import ActionMetrics, ConceptRecall
-from .torchdata import VapFrames, to_device_list
+from core.models.vap.model import load_checkpoint, pick_device
+from core.tasks.vap.dataset import Cancel
+from core.tasks.vap.metrics import ActionMetrics, ConceptRecall
+from core.tasks.vap.torchdata import VapFrames, to_device_list
 
 
 @dataclass
@@ -49,7 +49,7 @@ def evaluate(checkpoint: str | Path, data: str | Path, stage: str = "test", grou
     if groundings == "auto":
         groundings = "predicted" if model.grounding is not None else "gt"
     if groundings == "predicted" and model.grounding is None:
-        from ...errors import ConfigError
+        from core.base.errors import ConfigError
 
         raise ConfigError(f"{checkpoint} holds a reasoning network only; evaluate it with ground-truth groundings")
     use_images = groundings == "predicted"
@@ -91,7 +91,7 @@ def evaluate_episode(model, config, episode, renderer, steps: range | None = Non
     """Evaluate a loaded ``model`` on the recorded states of a studio episode (``config``: its SimConfig): each
     state with a recorded decision is rendered as a VAP frame (:func:`core.tasks.vap.overlay.state_item`) and the
     truth is the decision the simulator took. Cars only, one image at a time, as :func:`evaluate`."""
-    from .overlay import _predict, item_sample, state_item
+    from core.tasks.vap.overlay import _predict, item_sample, state_item
 
     steps = range(episode.num_steps) if steps is None else steps
     stop = Cancel(cancel)

@@ -23,7 +23,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ...codes import Action, Heading, Kind
+from core.base.codes import Action, Heading, Kind
 
 #: Direction names in the one-hot order of ``h`` (none = all zeros).
 DIRECTIONS: tuple[str, ...] = ("left", "right", "up", "down")
@@ -113,7 +113,7 @@ class GroundTruth:
 
 
 def ground_truth(grounding) -> GroundTruth:
-    """Scene graph of one state from the simulator's :class:`core.logic.grounding.Grounding` of it."""
+    """Scene graph of one state from the simulator's :class:`core.logic.grounding.grounder.Grounding` of it."""
     onto = grounding.ontology
     n = len(grounding.names)
     sees = np.zeros((n, n), bool)

@@ -8,11 +8,11 @@ import os
 import time
 from pathlib import Path
 
-from ...codes import ACTION_NAMES
-from ...fileio import atomic_write_bytes
-from .labels import DETAILED_TYPES, DIRECTIONS, H_FIELDS
-from .png import encoder_name
-from .settings import STAGES, VapDataConfig, mode_path
+from core.base.codes import ACTION_NAMES
+from core.io.fileio import atomic_write_bytes
+from core.tasks.vap.labels import DETAILED_TYPES, DIRECTIONS, H_FIELDS
+from core.tasks.vap.png import encoder_name
+from core.tasks.vap.settings import STAGES, VapDataConfig, mode_path
 
 FORMAT = "logicity-vap"
 FORMAT_VERSION = 1

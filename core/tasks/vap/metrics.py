@@ -14,7 +14,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ...codes import ACTION_NAMES
+from core.base.codes import ACTION_NAMES
 
 
 def weighted_accuracy(recalls: Sequence[float], counts: Sequence[int]) -> float:

@@ -12,7 +12,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ...codes import ACTION_NAMES
+from core.base.codes import ACTION_NAMES
 
 
 @dataclass(frozen=True)
@@ -145,9 +145,9 @@ def state_item(config, episode, k: int, renderer, crop: tuple[int, int, int, int
     k and the direction the move to state k + 1 (the dataset's default). The groundings are computed again from
     the state (``config``: the project's SimConfig); CollidingClose's coin flips are drawn afresh, so that
     predicate may differ from what the simulator saw. Agents outside the crop are left out."""
-    from ...codes import Kind
-    from ...logic.grounding import Grounder
-    from .labels import direction_heading, ground_truth, h_vectors, next_directions
+    from core.base.codes import Kind
+    from core.logic.grounding.grounder import Grounder
+    from core.tasks.vap.labels import direction_heading, ground_truth, h_vectors, next_directions
 
     if not 0 <= k < episode.num_steps:
         raise ValueError(f"state {k} has no recorded decision yet (recorded steps: {episode.num_steps})")

@@ -18,7 +18,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Callable
 
-from .settings import VapDataConfig
+from core.tasks.vap.settings import VapDataConfig
 
 _STATE: dict[str, Any] = {}
 
@@ -104,7 +104,7 @@ def wait_for_workers(out: Path, seconds: float = 15.0) -> list[int]:
     ended workers are removed."""
     import time
 
-    from ...fileio import pid_alive
+    from core.io.fileio import pid_alive
 
     deadline = time.monotonic() + seconds
     alive = []

@@ -6,15 +6,16 @@ interruption), and every world in it must come from the same settings and the sa
 """
 from __future__ import annotations
 
+from core.base.paths import ROOT
+
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...errors import ConfigError
+from core.base.errors import ConfigError
 
-ROOT = Path(__file__).resolve().parents[3]
 MODES: tuple[str, ...] = ("easy", "hard")
 STAGES: tuple[str, ...] = ("train", "val", "test")
 AGENT_CHOICES: tuple[str, ...] = ("fixed", "random")

@@ -16,7 +16,7 @@ import numpy as np
 import torch
 from torch.utils.data import Dataset
 
-from .dataset import MANIFEST, SKIP_STEPS
+from core.tasks.vap.dataset import MANIFEST, SKIP_STEPS
 
 STAGE_ALIASES = {"validation": "val", "valid": "val"}
 
@@ -41,7 +41,7 @@ def manifest(root: str | Path) -> dict:
     try:
         return json.loads(p.read_text())
     except FileNotFoundError:
-        from ...errors import ConfigError
+        from core.base.errors import ConfigError
 
         raise ConfigError(f"{root} is not a VAP dataset (no {MANIFEST}); make one with: main.py vap make") from None
 

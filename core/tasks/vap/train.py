@@ -26,12 +26,12 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
-from ...fileio import atomic_write_text
-from ...models.vap.config import VapModelConfig, preset
-from ...models.vap.model import VapModel, pick_device, save_checkpoint
-from .dataset import Cancel
-from .metrics import ActionMetrics
-from .torchdata import VapFrames, collate, to_device_list
+from core.io.fileio import atomic_write_text
+from core.models.vap.config import VapModelConfig, preset
+from core.models.vap.model import VapModel, pick_device, save_checkpoint
+from core.tasks.vap.dataset import Cancel
+from core.tasks.vap.metrics import ActionMetrics
+from core.tasks.vap.torchdata import VapFrames, collate, to_device_list
 
 
 @dataclass
@@ -133,7 +133,7 @@ def train(s: TrainSettings, progress: Callable[..., None] | None = None, cancel:
     train_gt = probe
     val_gt = VapFrames(s.data, "val", images=False)
     if len(train_gt) == 0 or len(val_gt) == 0:
-        from ...errors import ConfigError
+        from core.base.errors import ConfigError
 
         raise ConfigError(f"{s.data}: the train and val stages need frames after step 10 (train {len(train_gt)}, "
                           f"val {len(val_gt)})")

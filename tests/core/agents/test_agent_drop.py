@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from core.agents.edit import drop_agents
 from core.agents.spec import AgentSet, AgentSpec
-from core.codes import Kind
+from core.base.codes import Kind
 
 
 def _set(n: int) -> AgentSet:

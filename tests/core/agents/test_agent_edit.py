@@ -7,8 +7,8 @@ from core.agents.edit import (add_agent, agent_problems, concepts_for, delete_ag
                               generate_composition, move_agents, parse_name, reorder_agents, set_cells)
 from core.agents.io import dumps_agent_set, loads_agent_set
 from core.agents.spec import AgentSet, AgentSpec
-from core.codes import Kind
-from core.logic import load_ontology
+from core.base.codes import Kind
+from core.logic.lang.ontology import load_ontology
 from tests.support.paths import CONFIGS
 
 C, P = Kind.CAR, Kind.PEDESTRIAN

@@ -6,8 +6,8 @@ import pytest
 from core.agents.io import dumps_agent_set, load_agent_set, loads_agent_set, save_agent_set
 from core.agents.reference import import_reference_agents, reference_agents_from_text
 from core.agents.spec import AgentSet, AgentSpec
-from core.codes import Kind
-from core.errors import ConfigError
+from core.base.codes import Kind
+from core.base.errors import ConfigError
 
 from tests.support.maps import ROOT
 

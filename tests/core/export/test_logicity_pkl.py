@@ -8,7 +8,7 @@ import pickle
 import numpy as np
 import pytest
 
-from core.errors import LogiCityError
+from core.base.errors import LogiCityError
 from core.export.logicity_pkl import cache_to_episode, convert_cache
 from core.export.safe_pickle import UnsafePickleError, load_restricted
 from core.sim.episode import load_episode

@@ -12,10 +12,11 @@ from core.export.pddl import (ACTIONS, derived_truth, domain_text, parse_domain_
                               program_rules, rules_from_domain)
 from core.export.pddl_export import scene_problem
 from core.export.runner import run_export
-from core.logic import load_ontology, load_rules
-from core.logic.program import Program
+from core.logic.lang.ontology import load_ontology
+from core.logic.lang.program import load_rules
+from core.logic.lang.program import Program
 
-ROOT = Path(__file__).resolve().parents[3]
+from tests.support.paths import ROOT
 RULE_FILES = sorted((ROOT / "configs" / "rules").glob("*.rules"))
 
 

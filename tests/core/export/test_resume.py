@@ -16,7 +16,7 @@ from core.export.runner import MANIFEST, STATE_DIR, run_export
 from core.sim.episode import load_episode
 from tests.support.export import assert_same_export
 
-ROOT = Path(__file__).resolve().parents[3]
+from tests.support.paths import ROOT
 OPTS = {"episodes": 5, "steps": 150, "seed": 3}
 
 
@@ -71,7 +71,7 @@ def test_changed_file_is_redone_and_other_export_refused(tmp_path):
 
 
 def test_one_run_per_folder(tmp_path):
-    from core.fileio import host_tag
+    from core.io.fileio import host_tag
 
     out = tmp_path / "out"
     run_export("episodes", {"episodes": 1, "steps": 2}, out, backend="inline")

@@ -6,7 +6,7 @@ import json
 import numpy as np
 
 from core.export.runner import run_export
-from core.tasks.spf_demos import load_demonstrations
+from core.tasks.spf.demos import load_demonstrations
 
 
 def test_minari_dataset_opens_and_matches_the_shards(tmp_path, monkeypatch):

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from PIL import Image, ImageDraw
 
-from core.errors import ConfigError
+from core.base.errors import ConfigError
 from core.icongen.alpha import make_tileable, remove_background
 from core.icongen.models import (ModelError, configured_model, detect_single_file_family, resolve_model,
                                  set_configured_model, single_file_config_dir)

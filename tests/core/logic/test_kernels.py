@@ -7,13 +7,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.codes import Action, Heading, Kind
+from core.base.codes import Action, Heading, Kind
 from core.logic import fast
-from core.logic.compiled import CompiledEngine
-from core.logic.field_of_view import domains_from_pairs
-from core.logic.grounding import DENSE_PAIR_AGENTS
-from core.logic.program import parse_program
-from core.logic.spatial import box_members
+from core.logic.engines.compiled import CompiledEngine
+from core.logic.grounding.field_of_view import domains_from_pairs
+from core.logic.grounding.grounder import DENSE_PAIR_AGENTS
+from core.logic.lang.program import parse_program
+from core.logic.grounding.spatial import box_members
 from core.sim.move_arena import MoveArena
 from tests.support.logic import blank_city, ground, ontology, random_tables
 

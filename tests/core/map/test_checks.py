@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from core.agents.spec import AgentSet, AgentSpec
-from core.codes import Kind
+from core.base.codes import Kind
 from core.map.checks import city_findings
 from core.map.derived import CityBuilder
 from core.map.edit import CityDraft, plan_rect

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.codes import BUILDING_CODES, STREET_OVERLAP, STREET_TRAFFIC, STREET_WALKING
+from core.base.codes import BUILDING_CODES, STREET_OVERLAP, STREET_TRAFFIC, STREET_WALKING
 from core.map.edit import (CityDraft, Patch, block_rect, brush_offsets, pick, plan_move, plan_rect, plan_stroke,
                            resized, stroke_cells)
 from core.map.generate import generate_city

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.codes import Kind
+from core.base.codes import Kind
 from core.map.generate import REFERENCE_MIX, generate_city, lot_sizes
 from core.map.sampling import StartGoalSampler
 from core.map.validate import validate_city

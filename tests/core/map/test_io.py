@@ -4,11 +4,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.errors import ConfigError
+from core.base.errors import ConfigError
 from core.map.generate import generate_city
 from core.map.io import dumps_map, load_map, loads_map, save_map
 from core.map.layers import derive_layers
-from core.map.model import Building, Street
+from core.map.spec import Building, Street
 from core.map.reference import import_reference_map, reference_map_from_text
 
 from tests.support.maps import DEFAULT_MAP, REFERENCE_MAP, default_city, reference_city

@@ -8,7 +8,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from core.errors import RouteError
+from core.base.errors import RouteError
 from core.map.lanes import LaneGraph, interpolate_path, lane_offset
 
 from tests.support.maps import ROAD_GRAPH, generated, reference_city, turning_points

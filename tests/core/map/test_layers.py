@@ -143,7 +143,7 @@ def test_general_maps_have_consistent_junctions(blocks, bs, tw, ww):
 
 def test_interior_t_junction_where_a_street_stops():
     """A traffic street that stops at another (overlapping its full width) makes an interior T-junction."""
-    from core.map.model import Street
+    from core.map.spec import Street
     from core.map.validate import validate_city
 
     base = generated(2, (2, 2))

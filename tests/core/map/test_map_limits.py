@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.errors import ConfigError
+from core.base.errors import ConfigError
 from core.map.generate import generate_city
 from core.map.io import loads_map
 from core.map.validate import MAX_BLOCK_ID, MAX_MAP_SIDE

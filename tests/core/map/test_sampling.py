@@ -3,8 +3,8 @@ uniform picks."""
 import numpy as np
 import pytest
 
-from core.codes import Kind
-from core.errors import ConfigError
+from core.base.codes import Kind
+from core.base.errors import ConfigError
 from core.map.generate import generate_city
 from core.map.sampling import StartGoalSampler, map_widths
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import ndimage
 
-from core.codes import Kind
+from core.base.codes import Kind
 from core.map.sampling import StartGoalSampler
 
 from tests.support.maps import generated

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import dijkstra
 
-from core.errors import RouteError
+from core.base.errors import RouteError
 from core.map.walking import BLOCKED_COST, walk_path, walking_cost
 
 from tests.support.maps import generated, reference_city

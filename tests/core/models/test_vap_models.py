@@ -130,7 +130,7 @@ def test_local_backbone_weights_load_and_pickles_are_refused(tmp_path):
     import torch
     from safetensors.torch import save_file
 
-    from core.models.torchvision_compat import import_torchvision
+    from core.base.torchvision_compat import import_torchvision
     from core.models.vap.grounding import load_backbone_weights
 
     tv = import_torchvision()

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from core.datadir import icon_library_dir, user_data_dir
+from core.io.datadir import icon_library_dir, user_data_dir
 from core.render import default_art
 from core.render.icons import DEFAULT_ICON_DIR, IconSet
 from core.render.library import IconLibrary, IconLibraryError

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from core.codes import Heading, Kind
+from core.base.codes import Heading, Kind
 from core.map.model import CityMap
 from core.render.icons import IconSet
 from core.render.library import IconLibrary

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from core.codes import ACTION_INDEX, ACTION_NAMES, Kind
+from core.base.codes import ACTION_INDEX, ACTION_NAMES, Kind
 from core.sim.breakpoints import KEYS, Breakpoint, check_breakpoints
 
 S, N = ACTION_INDEX["Stop"], ACTION_INDEX["Normal"]
@@ -236,7 +236,7 @@ def test_bad_conditions_are_refused(kw, fragment):
 
 
 def test_dict_round_trip_and_older_forms():
-    from core.project import BREAKPOINT_KEYS
+    from core.project.model import BREAKPOINT_KEYS
 
     assert BREAKPOINT_KEYS == KEYS
     bps = [Breakpoint("step", step=4), Breakpoint("goal"), Breakpoint("goal", type="Pedestrian"),
@@ -265,8 +265,8 @@ NEW_BREAKPOINTS = [{"kind": "step", "step": 40},
 
 
 def test_project_yaml_round_trip_and_session(config, tmp_path):
-    from core.project import load_project, new_project
-    from core.project_save import save_project
+    from core.project.model import load_project, new_project
+    from core.project.save import save_project
     from core.studio.session import Session
 
     p = new_project(config, name="bp", seed=0)
@@ -297,8 +297,8 @@ BAD_EDITS = [
 
 @pytest.mark.parametrize("old, new, fragment", BAD_EDITS)
 def test_bad_breakpoints_in_project_yaml_are_located_errors(config, tmp_path_factory, tmp_path, old, new, fragment):
-    from core.project import new_project
-    from core.project_save import save_project
+    from core.project.model import new_project
+    from core.project.save import save_project
     from tests.support.project_edits import assert_manifest_edit_is_located
 
     base = tmp_path_factory.getbasetemp() / "bp-base"
@@ -312,7 +312,7 @@ def test_bad_breakpoints_in_project_yaml_are_located_errors(config, tmp_path_fac
 # ---- the EditBreakpoint command ------------------------------------------------------------------------------------
 
 def test_edit_breakpoint_is_undoable_and_keeps_its_place(config):
-    from core.project import new_project
+    from core.project.model import new_project
     from core.studio.commands import AddBreakpoint, EditBreakpoint, can_edit
     from core.studio.session import Session
 

@@ -4,9 +4,9 @@ import zipfile
 import numpy as np
 import pytest
 
-from core.errors import EpisodeFileError
+from core.base.errors import EpisodeFileError
 from core.sim.episode import EpisodeBuffer, load_episode, write_episode_file
-from core.world import AgentTable
+from core.base.world import AgentTable
 
 
 def make_buffer(steps=5, n=3):

@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 
 from core.cli import run_cli
-from core.errors import EpisodeFileError
+from core.base.errors import EpisodeFileError
 from core.sim.config import load_mode
 from core.sim.episode import load_episode
 from core.sim.simulation import Simulation
-from core.tasks import spf_episodes
-from core.tasks.archive import read_archive
+from core.tasks.spf import episodes as spf_episodes
+from core.io.archive import read_archive
 from tests.support.paths import ROOT
 
 

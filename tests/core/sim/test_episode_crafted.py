@@ -16,13 +16,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core import npzfile
+from core.io import npzfile
 from core.cli import run_cli
-from core.errors import EpisodeFileError
+from core.base.errors import EpisodeFileError
 from core.sim.config import load_mode
 from core.sim.episode import load_episode
 from core.sim.simulation import Simulation
-from core.tasks.archive import read_archive, write_archive
+from core.io.archive import read_archive, write_archive
 from tests.support.paths import ROOT
 
 
@@ -280,11 +280,11 @@ def test_truncated_npy_header_text(tmp_path, members):
 
 
 def test_a_project_with_a_crafted_episode_names_the_file(tmp_path, saved_project):
-    """The studio opens project episodes through core.project.open_episode: its error dialog shows the file and
+    """The studio opens project episodes through core.project.model.open_episode: its error dialog shows the file and
     problem of an EpisodeFileError (it showed "(internal error)" for the numpy/zip exceptions)."""
     import shutil
 
-    from core.project import describe_error, load_project, open_episode
+    from core.project.model import describe_error, load_project, open_episode
 
     root = tmp_path / "proj"
     shutil.copytree(saved_project, root)

@@ -3,7 +3,7 @@ about a second for the step that doubled the arrays at step 8191) and stays exac
 import numpy as np
 
 from core.sim.episode import PLAN_FIELDS, STATE_FIELDS, STEP_FIELDS, EpisodeBuffer, _Rows
-from core.world import AgentTable
+from core.base.world import AgentTable
 
 
 def test_rows_never_copy_the_history_in_one_append():

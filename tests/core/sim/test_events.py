@@ -43,7 +43,7 @@ def test_goal_and_action_events_match_the_arrays(sim):
 
 
 def test_breakpoints(sim):
-    from core.codes import ACTION_NAMES
+    from core.base.codes import ACTION_NAMES
     from core.sim.events import Breakpoint, check_breakpoints
 
     ep = sim.buffer

@@ -4,7 +4,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.codes import Action, Kind
+from core.base.codes import Action, Kind
 from core.sim.checkpoint import capture, restore
 from core.sim.config import load_mode
 from core.sim.movement import global_moves, path_move_table

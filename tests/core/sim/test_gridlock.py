@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from core.codes import ACTION_INDEX, Action
+from core.base.codes import ACTION_INDEX, Action
 from core.sim.gridlock import DEFAULT_STILL_STEPS, GridlockDetector, detector_for, find_gridlocks, summary
 from core.view.gridlock import describe
 from tests.support.gridlock import lock_scene

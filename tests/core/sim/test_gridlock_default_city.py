@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.codes import Kind
+from core.base.codes import Kind
 from core.sim.events import extract_events
 from core.sim.gridlock import find_gridlocks
 

@@ -4,7 +4,7 @@ order), on random paths, rule decisions and path positions; and the arena follow
 import numpy as np
 import pytest
 
-from core.codes import Kind
+from core.base.codes import Kind
 from core.sim.move_arena import HEADING_OF, REALISED_OF, STOP_COL, MoveArena
 from core.sim.movement import CAR_STOP, LOCAL_TABLE, MOVE_DECODE, PED_STOP, move_choice
 

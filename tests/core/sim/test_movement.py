@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from core.codes import Action, Kind
+from core.base.codes import Action, Kind
 from core.sim.movement import choose_move, decided_action, global_moves, local_moves
 
 

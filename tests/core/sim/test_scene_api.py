@@ -7,14 +7,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.codes import Action, Kind
+from core.base.codes import Action, Kind
 from core.sim.checkpoint import capture, restore
 from core.sim.config import load_mode
 from core.sim.replay import config_from_episode
 from core.sim.scene import Scene, SceneAgent, SceneError, apply_scene, build_simulation, capture_scene
 from core.sim.simulation import Simulation
 
-MODES = Path(__file__).resolve().parents[3] / "configs" / "modes"
+from tests.support.paths import MODES
 RECORDED = ("positions", "headings", "goals", "path_index", "holds", "decided", "realised", "fired", "witness",
             "reached")
 
@@ -256,7 +256,7 @@ def test_the_documented_example_runs_and_prints_what_the_docs_say(monkeypatch, c
 def test_forced_coin_on_the_large_scene_grounding_path(cfg, engine):
     """Above DENSE_PAIR_AGENTS agents the grounder draws coins pair by pair (no [N, N] tables); forcing works there
     too, and with either engine."""
-    from core.logic.grounding import DENSE_PAIR_AGENTS
+    from core.logic.grounding.grounder import DENSE_PAIR_AGENTS
 
     cells = _cells(cfg, Kind.PEDESTRIAN)
     n = DENSE_PAIR_AGENTS + 2 if engine == "compiled" else 2

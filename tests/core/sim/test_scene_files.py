@@ -5,13 +5,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.errors import ConfigError
+from core.base.errors import ConfigError
 from core.sim.config import load_mode
 from core.sim.scene import SceneError, build_simulation, capture_scene
 from core.sim.scene_io import dumps_scene, load_scene, loads_scene, save_scene, scene_from_data, scene_to_data
 from core.sim.simulation import Simulation
 
-MODES = Path(__file__).resolve().parents[3] / "configs" / "modes"
+from tests.support.paths import MODES
 
 
 @pytest.fixture(scope="module")

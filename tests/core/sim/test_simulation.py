@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from core.agents.generate import random_agent_set
-from core.codes import Action, Kind
+from core.base.codes import Action, Kind
 from core.map.generate import generate_city
 from core.sim.config import SimConfig, load_mode
 from core.sim.episode import load_episode

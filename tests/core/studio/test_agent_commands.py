@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from core.codes import Kind
-from core.project import load_project, new_project
+from core.base.codes import Kind
+from core.project.model import load_project, new_project
 from core.sim.config import load_mode
 from core.studio import agent_sets as A
 from core.studio.problems import blocking_message, collect

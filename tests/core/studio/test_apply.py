@@ -6,8 +6,8 @@ import json
 
 import numpy as np
 
-from core.codes import Kind
-from core.project import new_project
+from core.base.codes import Kind
+from core.project.model import new_project
 from core.sim.provenance import agents_hash, city_hash
 from core.sim.simulation import Simulation
 from core.studio import agent_sets as A
@@ -87,7 +87,7 @@ def test_branch_continues_recorded_agents_and_adds_new_ones(config):
 
 def test_provenance_follows_the_agents_a_simulation_really_runs(config):
     """An env's replacement table (an SPF reset changing priorities) is hashed as run, not as configured."""
-    from core.world import AgentTable
+    from core.base.world import AgentTable
 
     sim = Simulation(config, seed=1)
     assert sim.buffer.meta["provenance"]["agents"] == agents_hash(config.agents)
@@ -155,7 +155,7 @@ def _restored(s):
 
 
 def test_undo_of_apply_from_step_zero_restores_the_recording_and_redo_does_not_simulate(config):
-    from core.codes import Action
+    from core.base.codes import Action
     from core.sim.provenance import provenance
     from core.studio.apply_command import RESTART, ApplyEdits
     from core.studio.commands import ForceAction

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from core.codes import ACTION_NAMES
+from core.base.codes import ACTION_NAMES
 from core.sim.events import Breakpoint
 from core.studio.commands import (AddBreakpoint, ClearBreakpoints, EditBreakpoint, ForceAction, RemoveBreakpoint,
                                   SetBreakpointEnabled, SetColourScheme, can_edit)

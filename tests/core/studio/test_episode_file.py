@@ -9,7 +9,7 @@ import zipfile
 import numpy as np
 import pytest
 
-from core.errors import EpisodeFileError
+from core.base.errors import EpisodeFileError
 from core.studio.episode_file import is_episode_file, load_episode_file
 from core.studio.session import Session, load_target
 

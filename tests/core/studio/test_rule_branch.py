@@ -11,10 +11,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from core.codes import Action, Kind
-from core.errors import EpisodeFileError
-from core.logic.program import parse_rules
-from core.project import new_project
+from core.base.codes import Action, Kind
+from core.base.errors import EpisodeFileError
+from core.logic.lang.program import parse_rules
+from core.project.model import new_project
 from core.sim.episode import load_episode
 from core.sim.replay import config_texts
 from core.sim.rule_segments import SEGMENTS_KEY, clauses_for, offset_at
@@ -159,7 +159,7 @@ def test_a_second_branch_before_the_first_replaces_it(branched):
 
 
 def test_coverage_counts_the_steps_the_newest_rules_decided(branched):
-    from core.logic.coverage import episode_coverage
+    from core.analysis.coverage import episode_coverage
 
     s, _, new, n_old, _ = branched
     sim = resimulate(new, s.history.meta, T)

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.errors import ConfigError
-from core.logic.diagnostics import diagnose
+from core.base.errors import ConfigError
+from core.analysis.diagnostics import diagnose
 from core.sim.config import load_mode
 from core.studio.rule_commands import (AddConceptPredicate, EditRuleText, RemovePredicate, RuleWorkspace,
                                        SetPredicateParams, text_diff)
@@ -125,7 +125,7 @@ def test_undoing_any_sequence_of_rule_edits_restores_the_workspace(config):
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from core.logic.highlight_tokens import set_clause_enabled
+    from core.logic.lang.highlight_tokens import set_clause_enabled
 
     ops = st.lists(st.tuples(st.sampled_from(["type", "delete", "paste", "clause", "add", "remove", "params"]),
                              st.integers(0, 10_000), st.sampled_from("abXY(),.\n"), st.floats(0, 2)),

@@ -17,7 +17,7 @@ from tests.support.studio import DEFAULT_MODE, assert_same_episode
 
 def _started(config, frames, steps: int = 0) -> Session:
     """A session on a new project of ``config`` whose simulation sent state 0 and ``steps`` steps."""
-    from core.project import new_project
+    from core.project.model import new_project
 
     s = Session()
     s.open(new_project(config, seed=3))
@@ -77,7 +77,7 @@ def test_open_a_mode_file_then_record_and_scrub(config, frames):
 
 
 def test_load_target_reports_missing_and_foreign_paths(tmp_path):
-    from core.errors import LogiCityError
+    from core.base.errors import LogiCityError
 
     with pytest.raises(LogiCityError, match="not found"):
         load_target(tmp_path / "missing")
@@ -123,7 +123,7 @@ def test_breakpoints_are_commands_and_mark_the_project_modified(config, frames):
 
 
 def test_bad_breakpoints_of_a_project_are_reported_not_dropped_silently(config):
-    from core.project import new_project
+    from core.project.model import new_project
 
     p = new_project(config)
     p.studio = {"breakpoints": [{"kind": "step", "step": 4}, {"kind": "sometimes"}, {"kind": "goal", "agent": "Nobody"},
@@ -141,7 +141,7 @@ def test_bad_breakpoints_of_a_project_are_reported_not_dropped_silently(config):
 
 
 def test_a_bad_colour_scheme_falls_back_with_a_report(config):
-    from core.project import new_project
+    from core.project.model import new_project
 
     s = Session()
     s.set_view(colour_by="Priority")
@@ -211,7 +211,7 @@ def test_open_restores_a_saved_view_state(saved_root):
 
 
 def test_a_new_recording_selects_the_saved_agent(config, frames):
-    from core.project import new_project
+    from core.project.model import new_project
 
     p = new_project(config)
     p.studio = {"selected": "Car_3"}

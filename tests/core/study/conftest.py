@@ -8,7 +8,7 @@ import pytest
 
 from tests.support.study import make_small_study
 
-ROOT = Path(__file__).resolve().parents[3]
+from tests.support.paths import ROOT
 
 
 @pytest.fixture(scope="session")

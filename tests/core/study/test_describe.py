@@ -6,7 +6,7 @@ from pathlib import Path
 from core.study.describe import SceneFacts, describe
 from core.study.source import SimulatedSource, concept_filter
 
-ROOT = Path(__file__).resolve().parents[3]
+from tests.support.paths import ROOT
 
 
 def _collect(seed: int):

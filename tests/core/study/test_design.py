@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from core.errors import ConfigError
+from core.base.errors import ConfigError
 import numpy as np
 
 from core.study.design import FRAME_RGB, allocate, hardness_marks, load_study, participant_order

@@ -14,7 +14,7 @@ from core.study.design import load_study, participant_order
 from core.study.journal import Journal, JournalError, journal_path, read_journal
 from tests.support.study_answerer import answer_for
 
-ROOT = Path(__file__).resolve().parents[3]
+from tests.support.paths import ROOT
 
 
 def test_kill_9_loop_loses_no_committed_answer(small_study):

@@ -6,12 +6,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.errors import ConfigError
+from core.base.errors import ConfigError
 from core.study.design import FRAME_RGB, StudySpec, load_study, make_study
 from core.study.source import SimulatedSource, concept_filter
 from core.study.source_vap import VapDatasetSource
 
-ROOT = Path(__file__).resolve().parents[3]
+from tests.support.paths import ROOT
 
 
 @pytest.fixture(scope="module")

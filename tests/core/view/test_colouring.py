@@ -6,7 +6,7 @@ import pytest
 
 
 def test_colour_schemes_cover_every_agent(sim):
-    from core.codes import Kind
+    from core.base.codes import Kind
     from core.view.colouring import KIND_COLOURS, colour_by, colour_context, colour_schemes
 
     ep = sim.buffer

@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.codes import Action
+from core.base.codes import Action
 from core.sim.config import load_mode
 from core.sim.episode import FIRED_FORCED
 from core.sim.simulation import Simulation
 
-MODES = Path(__file__).resolve().parents[3] / "configs" / "modes"
+from tests.support.paths import MODES
 FORCED_AGENT = 2
 
 

@@ -5,8 +5,8 @@ import numpy as np
 
 
 def test_inspector_report_matches_the_logic_core(config, sim):
-    from core.codes import ACTION_NAMES, HEADING_NAMES
-    from core.logic.grounding import Grounder
+    from core.base.codes import ACTION_NAMES, HEADING_NAMES
+    from core.logic.grounding.grounder import Grounder
     from core.view.inspect import Inspector
 
     ep = sim.buffer

@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 
 from core.agents.generate import random_agent_set
-from core.logic.grounding import Grounder
+from core.logic.grounding.grounder import Grounder
 from core.map.generate import generate_city
 from core.sim.config import SimConfig, load_mode
 from core.sim.simulation import Simulation
 from core.view.inspect import Inspector
 
-MODES = Path(__file__).resolve().parents[3] / "configs" / "modes"
+from tests.support.paths import MODES
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +78,7 @@ def test_only_the_shown_view_is_grounded(crowded, grounded):
 def test_view_tables_are_kept_and_never_served_stale(crowded, grounded):
     """A view shown again (scrubbing back) is not grounded again; a view of other positions, headings, agents
     (an edited concept), another regrounding seed or another agent is, and equals a fresh inspector's."""
-    from core.world import AgentTable, WorldSnapshot
+    from core.base.world import AgentTable, WorldSnapshot
 
     cfg, ep = crowded
     snap = ep.snapshot(6)

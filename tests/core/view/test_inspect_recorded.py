@@ -7,14 +7,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.codes import Action, Kind
-from core.logic.decisions import make_firing
+from core.base.codes import Action, Kind
+from core.logic.engines.decisions import make_firing
 from core.sim.config import load_mode
 from core.sim.episode import FIRED_FORCED
 from core.view.inspect import Inspector, active_intervention
 from tests.support.studio import recorded_run
 
-MODES = Path(__file__).resolve().parents[3] / "configs" / "modes"
+from tests.support.paths import MODES
 FORCED_AGENT, FORCED_FROM, FORCED_TO = 0, 5, 9
 
 
@@ -51,8 +51,8 @@ def test_reported_clause_and_witness_are_the_recorded_ones(cfg, run):
 
 def test_no_re_deciding(cfg, run, monkeypatch):
     """With both engines broken the report is unchanged: nothing is decided again."""
-    from core.logic.compiled import CompiledEngine
-    from core.logic.z3engine import Z3Engine
+    from core.logic.engines.compiled import CompiledEngine
+    from core.logic.engines.z3engine import Z3Engine
 
     before = Inspector(cfg).report(run, 12, 3)
 
@@ -118,7 +118,7 @@ def test_active_intervention_is_sticky_until_ended():
 
 
 def test_view_table_is_still_regrounded(cfg, run):
-    from core.logic.grounding import Grounder
+    from core.logic.grounding.grounder import Grounder
 
     r = Inspector(cfg).report(run, 20, 2)
     g = Grounder(cfg.city, cfg.ontology).ground(run.snapshot(20), np.random.default_rng(0))

@@ -5,8 +5,8 @@ import numpy as np
 
 
 def test_semantic_image_and_scene(sim, config):
-    from core.codes import HOUSE
-    from core.logic.grounding import Grounder
+    from core.base.codes import HOUSE
+    from core.logic.grounding.grounder import Grounder
     from core.view.colouring import SEMANTIC_COLOURS, semantic_at, semantic_rgb
     from core.view.scene import build_scene, nearest_agent
 

@@ -4,12 +4,12 @@ from pathlib import Path
 
 import numpy as np
 
-from core.codes import Action
+from core.base.codes import Action
 from core.sim.config import load_mode
 from core.sim.simulation import Simulation
 from core.view.stats import clause_counts
 
-MODES = Path(__file__).resolve().parents[3] / "configs" / "modes"
+from tests.support.paths import MODES
 
 
 def test_forced_actions_are_not_default_decisions():

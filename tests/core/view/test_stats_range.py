@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.codes import ACTION_NAMES
+from core.base.codes import ACTION_NAMES
 
 
 def test_step_range_text():

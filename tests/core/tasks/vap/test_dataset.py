@@ -14,7 +14,7 @@ import pytest
 
 from tests.support.vap import STEPS, make_tiny, tiny_config
 
-ROOT = Path(__file__).resolve().parents[4]
+from tests.support.paths import ROOT
 
 
 def _rows(folder: Path) -> list[dict]:
@@ -24,7 +24,7 @@ def _rows(folder: Path) -> list[dict]:
 
 
 def test_labels_match_the_simulator_and_renderer(tiny_vap):
-    from core.codes import Action
+    from core.base.codes import Action
     from core.render.renderer import Renderer
     from core.sim.simulation import Simulation
     from core.tasks.vap.dataset import _icon_set, load_stage_configs

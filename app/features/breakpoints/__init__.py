@@ -1,0 +1,1 @@
+"""Breakpoints: the Breakpoints dock and menu, and the condition dialog."""

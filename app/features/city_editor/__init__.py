@@ -1,0 +1,1 @@
+"""The city editor mode: paint, rectangle, eyedropper and move tools, New city, resize, import and export."""

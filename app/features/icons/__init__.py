@@ -1,0 +1,1 @@
+"""Icon generation: the Render panel and the jobs that run Stable Diffusion."""

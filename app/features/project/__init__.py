@@ -1,0 +1,1 @@
+"""Projects: open, save, recent files, the unsaved-changes question, and File > Episode info."""

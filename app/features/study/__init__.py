@@ -1,0 +1,1 @@
+"""Human studies: the designer, the participant runner and the results view."""

@@ -1,0 +1,1 @@
+"""View options: colour-by, planned paths, overlays and icon art."""

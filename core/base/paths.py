@@ -1,0 +1,11 @@
+"""Where the studio's own files are: the repository root and its bundled configs and resources. One definition, so a
+module that moves never points at the wrong folder."""
+from __future__ import annotations
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CONFIGS = ROOT / "configs"
+RESOURCES = ROOT / "resources"
+
+__all__ = ["ROOT", "CONFIGS", "RESOURCES"]

@@ -1,0 +1,1 @@
+"""Grounding: the truth of every ontology predicate in every agent's field of view for one world state."""

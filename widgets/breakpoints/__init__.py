@@ -1,0 +1,1 @@
+"""The Breakpoints dock's list and the condition dialog."""

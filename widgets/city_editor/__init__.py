@@ -1,0 +1,1 @@
+"""The city editor's dialogs (New city, resize)."""

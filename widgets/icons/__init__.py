@@ -1,0 +1,1 @@
+"""The Render panel and its icon gallery."""

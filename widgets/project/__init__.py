@@ -1,0 +1,1 @@
+"""Views of projects: the episode info dialog."""

@@ -1,0 +1,1 @@
+"""The rule editor's views: the code editor with its highlighter, the ontology editor and the analysis panel."""

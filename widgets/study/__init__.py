@@ -1,0 +1,1 @@
+"""Study views: the designer, the participant runner, the LLM dialog and the results."""

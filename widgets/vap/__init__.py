@@ -1,0 +1,1 @@
+"""The VAP predictions view."""
