@@ -1,25 +1,22 @@
-"""Remembered layout and preferences: window geometry, dock layout, colour-by, planned paths and speed are kept in
-the settings between runs; View ▸ Reset layout restores the default docks (hidden ones, like Render, stay hidden)."""
+"""Remembered layout and view preferences: window geometry, dock layout, colour-by and planned paths are kept in
+the settings between runs (the playback feature keeps its speed); View ▸ Reset layout restores the default docks
+(hidden ones, like Render, stay hidden)."""
 from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
 from core.studio.session import Session
 
-from app.features.playback.controller import PlaybackController
-from app.features.playback.speed import DEFAULT_SPEED, SPEEDS
-
 STATE_VERSION = 1
 
 
 class LayoutController(QtCore.QObject):
     def __init__(self, window: QtWidgets.QMainWindow, settings: QtCore.QSettings, session: Session,
-                 playback: PlaybackController, docks: dict[str, QtWidgets.QDockWidget]) -> None:
+                 docks: dict[str, QtWidgets.QDockWidget]) -> None:
         super().__init__(window)
         self.window = window
         self.settings = settings
         self.session = session
-        self.playback = playback
         self.docks = docks
         self._default_state = QtCore.QByteArray()
         self._default_visible: dict[str, bool] = {}
@@ -45,9 +42,6 @@ class LayoutController(QtCore.QObject):
         paths = str(self.settings.value("view/paths", s.view.paths))
         if paths in ("all", "selected", "none"):
             s.set_view(paths=paths)
-        sp = float(self.settings.value("sim/speed", DEFAULT_SPEED))
-        if sp in [v for _, v in SPEEDS]:
-            self.playback.set_speed(sp)
 
     def save(self) -> None:
         s = self.settings
@@ -55,7 +49,6 @@ class LayoutController(QtCore.QObject):
         s.setValue("window/state", self.window.saveState(STATE_VERSION))
         s.setValue("view/colour_by", self.session.view.colour_by)
         s.setValue("view/paths", self.session.view.paths)
-        s.setValue("sim/speed", self.playback.speed)
         s.sync()
 
     def reset(self) -> None:

@@ -1,18 +1,16 @@
 """The studio's panels from a registry: what each dock is, where it goes and how it is built.
 
-Why a registry: panels used to be added by ``install(window)`` functions that built a widget, set attributes on
-the window and reached into other widgets' private parts. A coming editor, model panel or study panel instead
-registers a :class:`PanelSpec` — name, title (its View ▸ Docks entry), dock area, default visibility, its place
-next to other panels, and a ``factory(session, jobs)`` that builds the widget from the Qt-free session model and the
-job runner only. The window builds every registered panel with a :class:`PanelHost`; it never learns a panel's
-internals, and a panel never sees the window.
+Why a registry: a feature registers a :class:`PanelSpec` — name, title (its View ▸ Docks entry), dock area,
+default visibility, its place next to other panels, and a ``factory(session, jobs)`` that builds the widget from the
+Qt-free session model and the job runner only. The window builds every registered panel with a :class:`PanelHost`;
+it never learns a panel's internals, and a panel never sees the window.
 
 A factory returns the widget, or a :class:`Panel` when the widget comes with an app-side controller (e.g. the
-Render panel's icon-generation controller, which runs the jobs the widget asks for). A controller with a
-``shutdown(wait_ms) -> bool`` method and an ``idle`` signal is asked to stop when the window closes; the window waits
-for ``idle`` while one is still busy (a model load cannot be interrupted).
+Render panel's icon-generation controller, which runs the jobs the widget asks for), a
+:class:`~app.shell.features.FeatureController` that is asked to stop when the window closes; the window waits for
+its ``idle`` while it is still busy (a model load cannot be interrupted).
 
-Registering a panel (e.g. in the module that defines it)::
+Registering a panel (in its feature's spec module)::
 
     register(PanelSpec("rules", "Rule editor", RIGHT, lambda session, jobs: RuleEditor(session), visible=False,
                        tabify_with="inspector"))
@@ -23,6 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from PySide6 import QtCore, QtWidgets
+
+from app.shell.features import FeatureController
 
 LEFT = QtCore.Qt.DockWidgetArea.LeftDockWidgetArea
 RIGHT = QtCore.Qt.DockWidgetArea.RightDockWidgetArea
@@ -35,7 +35,7 @@ class Panel:
     """What a factory may return: the widget and its app-side controller (optional)."""
 
     widget: QtWidgets.QWidget
-    controller: QtCore.QObject | None = None
+    controller: FeatureController | None = None
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ class PanelSpec:
     name: str
     title: str
     area: QtCore.Qt.DockWidgetArea
-    factory: Callable[[Any, Any], "QtWidgets.QWidget | Panel"]
+    factory: Callable[[Any, Any], "QtWidgets.QWidget | Panel"] | None = None   # None: built by the window
     visible: bool = True
     menu_text: str | None = None
     tabify_with: str | None = None
@@ -81,8 +81,8 @@ def unregister(name: str) -> None:
 
 
 def panel_specs() -> list[PanelSpec]:
-    """Every registered panel, in registration order (the built-in ones first)."""
-    _ensure_builtins()
+    """Every registered panel, in registration order (the features register theirs as their spec modules are
+    imported, in :data:`app.shell.features.FEATURE_MODULES` order)."""
     return list(_REGISTRY.values())
 
 
@@ -96,26 +96,54 @@ class _Built:
 
 class PanelHost(QtCore.QObject):
     """Builds the registered panels of a main window: :meth:`create` runs the factories, :meth:`dock` puts them
-    into docks (through ``window.add_dock``, which lists them in View ▸ Docks) and arranges them."""
+    into docks (:meth:`add_dock`, which lists them in View ▸ Docks, ``docks_menu``) and arranges them."""
 
-    def __init__(self, window: QtWidgets.QMainWindow, session: Any, jobs: Any,
+    def __init__(self, window: QtWidgets.QMainWindow, session: Any, jobs: Any, docks_menu: QtWidgets.QMenu,
                  specs: list[PanelSpec] | None = None) -> None:
         super().__init__(window)
         self.window = window
         self.session = session
         self.jobs = jobs
+        self.docks_menu = docks_menu
+        self.docks: dict[str, QtWidgets.QDockWidget] = {}   # every dock by name (panels and docks added later)
         self.specs = list(specs) if specs is not None else panel_specs()
         self._built: dict[str, _Built] = {}
+
+    def add_dock(self, widget: QtWidgets.QWidget, title: str, area: QtCore.Qt.DockWidgetArea,
+                 name: str) -> QtWidgets.QDockWidget:
+        """Dock ``widget`` and list it in View ▸ Docks; ``name`` keys the remembered layout (``dock_<name>``)."""
+        w = self.window
+        dock = QtWidgets.QDockWidget(title, w)
+        dock.setObjectName(f"dock_{name}")
+        dock.setWidget(widget)
+        dock.setFeatures(QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetMovable
+                         | QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetFloatable
+                         | QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetClosable)
+        w.addDockWidget(area, dock)
+        self.docks[name] = dock
+        act = dock.toggleViewAction()
+        act.setText(title)
+        act.triggered.connect(lambda on, d=dock: d.raise_() if on else None)   # not hidden behind a tab sibling
+        self.docks_menu.addAction(act)
+        return dock
 
     # ---- building -------------------------------------------------------------------------------------------
     def create(self) -> None:
         """Run every factory (before the window's controllers, which are handed the widgets)."""
         for spec in self.specs:
+            if spec.factory is None:
+                continue
             made = spec.factory(self.session, self.jobs)
             panel = made if isinstance(made, Panel) else Panel(made)
             if not panel.widget.objectName():
                 panel.widget.setObjectName(f"{spec.name}Panel")
             self._built[spec.name] = _Built(spec, panel)
+
+    def add(self, spec: PanelSpec, widget: QtWidgets.QWidget) -> None:
+        """A panel the window built itself (the History view of its undo stack), placed as ``spec`` says."""
+        if not widget.objectName():
+            widget.setObjectName(f"{spec.name}Panel")
+        self._built[spec.name] = _Built(spec, Panel(widget))
 
     def dock(self) -> None:
         """Dock every created panel (the window's View ▸ Docks menu must exist) and arrange them."""
@@ -131,7 +159,7 @@ class PanelHost(QtCore.QObject):
                     area.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
                 area.setWidget(content)
                 content = area
-            b.dock = w.add_dock(content, spec.title, spec.area, spec.name)
+            b.dock = self.add_dock(content, spec.title, spec.area, spec.name)
             if spec.menu_text:
                 b.dock.toggleViewAction().setText(spec.menu_text)
         for b in self._built.values():
@@ -195,7 +223,7 @@ class PanelHost(QtCore.QObject):
     def widget(self, name: str) -> QtWidgets.QWidget:
         return self._built[name].panel.widget
 
-    def controller(self, name: str) -> QtCore.QObject | None:
+    def controller(self, name: str) -> FeatureController | None:
         return self._built[name].panel.controller
 
     def dock_of(self, name: str) -> QtWidgets.QDockWidget:
@@ -204,108 +232,32 @@ class PanelHost(QtCore.QObject):
             raise KeyError(f"panel {name!r} is not docked yet")
         return dock
 
+    def show(self, name: str, height: int | None = None) -> QtWidgets.QDockWidget:
+        """Show the dock ``name`` in front of its tab group; ``height``: at least this tall when it is docked (taken
+        from the panel above or the map)."""
+        dock = self.docks[name]
+        dock.show()
+        dock.raise_()
+        if height is not None and not dock.isFloating() and dock.height() < height:
+            self.window.resizeDocks([dock], [height], QtCore.Qt.Orientation.Vertical)
+        return dock
+
+    def widen(self, name: str, width: int, max_share: float = 1.0) -> None:
+        """Make the docked panel ``name`` at least ``width`` wide (at most ``max_share`` of the window), taking the
+        room from the map; a floating or hidden dock is left as it is."""
+        dock = self.docks.get(name)
+        if dock is None or dock.isFloating() or not dock.isVisible():
+            return
+        want = min(width, int(self.window.width() * max_share))
+        if want > dock.width():
+            self.window.resizeDocks([dock], [want], QtCore.Qt.Orientation.Horizontal)
+
     def default_visibility(self) -> dict[str, bool]:
         return {name: b.spec.visible for name, b in self._built.items()}
 
     # ---- closing ---------------------------------------------------------------------------------------------
-    def shutdown(self, wait_ms: int) -> list[QtCore.QObject]:
+    def shutdown(self, wait_ms: int) -> list[FeatureController]:
         """Ask every panel controller with ``shutdown(wait_ms)`` to stop its work; returns those still busy (each
         emits ``idle`` once it has stopped)."""
-        busy = []
-        for b in self._built.values():
-            ctl = b.panel.controller
-            if ctl is not None and hasattr(ctl, "shutdown") and not ctl.shutdown(wait_ms):
-                busy.append(ctl)
-        return busy
-
-
-# ---- the built-in panels ---------------------------------------------------------------------------------------
-def _timeline(session, jobs) -> QtWidgets.QWidget:
-    from core.sim.events import event_kinds
-    from widgets.timeline import TimelineWidget
-
-    t = TimelineWidget()
-    t.set_lanes([(k.name, k.label, k.colour) for k in event_kinds().values()])
-    return t
-
-
-def _inspector(session, jobs) -> QtWidgets.QWidget:
-    from widgets.inspect.inspector import InspectorWidget
-
-    return InspectorWidget()   # it scrolls its own content (no scroll area around it: one scroll bar, not two)
-
-
-def _statistics(session, jobs) -> QtWidgets.QWidget:
-    from widgets.stats import StatsWidget
-
-    return StatsWidget()
-
-
-def _legend(session, jobs) -> QtWidgets.QWidget:
-    from widgets.legend import LegendWidget
-    from widgets.map_view import glyph_symbols
-
-    w = LegendWidget()
-    w.set_glyphs(glyph_symbols())
-    return w
-
-
-def _breakpoints(session, jobs) -> QtWidgets.QWidget:
-    from widgets.breakpoints.breakpoint_list import BreakpointList
-
-    return BreakpointList()
-
-
-def _render(session, jobs) -> Panel:
-    """Icon generation: the widget asks, :class:`app.features.icons.controller.IconGenController` runs the jobs."""
-    from core.render.library import IconLibrary
-    from widgets.icons.render_dock import RenderDock
-
-    from app.features.icons.controller import IconGenController
-
-    dock = RenderDock(IconLibrary())
-    dock.setObjectName("renderDock")
-    return Panel(dock, IconGenController(dock, jobs))
-
-
-def _agents(session, jobs) -> QtWidgets.QWidget:
-    """Every agent at the shown step (app/features/inspect/agents.py feeds it from the session)."""
-    from widgets.inspect.agents_panel import AgentsPanel
-
-    return AgentsPanel()
-
-
-def _compare(session, jobs) -> QtWidgets.QWidget:
-    """The selected agent and the agents Ctrl+clicked in the Agents panel, side by side."""
-    from widgets.inspect.agent_compare import AgentCompare
-
-    return AgentCompare()
-
-
-#: Height (px) the Render panel asks for when it is opened in a shorter spot: Generate, progress, the tab bar and a
-#: row of result thumbnails with their details.
-RENDER_DOCK_HEIGHT = 400
-
-BUILTIN_PANELS: tuple[PanelSpec, ...] = (
-    PanelSpec("timeline", "Timeline", BOTTOM, _timeline),
-    PanelSpec("inspector", "Inspector", RIGHT, _inspector, width=430, height=520),
-    PanelSpec("statistics", "Statistics", RIGHT, _statistics, split_below="inspector", height=300),
-    PanelSpec("legend", "Legend", LEFT, _legend, width=210),
-    PanelSpec("breakpoints", "Breakpoints", LEFT, _breakpoints, tabify_with="legend"),
-    PanelSpec("render", "Render (icon generation)", RIGHT, _render, visible=False, tabify_with="statistics",
-              scroll=True, open_height=RENDER_DOCK_HEIGHT),
-    PanelSpec("agents", "Agents", RIGHT, _agents, tabify_with="statistics"),
-    PanelSpec("compare", "Compare agents", RIGHT, _compare, visible=False, tabify_with="inspector"),
-)
-_BUILTINS_DONE = False
-
-
-def _ensure_builtins() -> None:
-    global _BUILTINS_DONE
-    if not _BUILTINS_DONE:
-        _BUILTINS_DONE = True
-        extra = dict(_REGISTRY)
-        _REGISTRY.clear()
-        for spec in BUILTIN_PANELS:
-            _REGISTRY[spec.name] = spec
-        _REGISTRY.update(extra)
+        return [b.panel.controller for b in self._built.values()
+                if b.panel.controller is not None and not b.panel.controller.shutdown(wait_ms)]

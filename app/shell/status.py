@@ -1,18 +1,15 @@
 """The status bar's permanent labels: what the mouse is over, playing or paused (or re-simulating), the shown step,
-the number of agents and the speed (with the measured rate while simulating)."""
+the number of agents and the speed (with the measured rate while simulating). The features that know these (the
+playback feature, the selection's hover) set them."""
 from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
-from core.studio.session import Session
-
-from app.features.playback.controller import PlaybackController
 
 
 class StatusLabels(QtCore.QObject):
-    def __init__(self, bar: QtWidgets.QStatusBar, session: Session, parent: QtCore.QObject | None = None) -> None:
+    def __init__(self, bar: QtWidgets.QStatusBar, parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
-        self.session = session
         self.hover_label = QtWidgets.QLabel("")
         self.hover_label.setMinimumWidth(200)
         bar.addWidget(self.hover_label, 1)
@@ -38,24 +35,19 @@ class StatusLabels(QtCore.QObject):
             w.setFixedSize(w.fontMetrics().horizontalAdvance(text) + m.left() + m.right() + 4,
                            w.sizeHint().height())
 
-    def follow(self, playback: PlaybackController) -> None:
-        """Keep the labels current as ``playback`` and the session change."""
-        playback.changed.connect(lambda: self.update(playback))
-        playback.speedChanged.connect(lambda _: self.update(playback))
-        playback.syncProgress.connect(lambda d, t: self.state_label.setText(f"re-simulating {d}/{t}"))
-        playback.drawing.drawn.connect(lambda _: self.update(playback))
-        self.session.events.cursor.connect(lambda _: self.update(playback))
-        self.update(playback)
-
-    def update(self, pb: PlaybackController) -> None:
-        s = self.session
-        t = s.num_steps
-        self._fit_step_label(t)
-        self.step_label.setText(f"Step {min(s.cursor, t)} / {t}")
-        self.agents_label.setText(f"{len(s.agent_names)} agents")
-        target = "max" if pb.speed <= 0 else f"{pb.speed:g}"
-        measured = f" ({pb.measured_rate:.1f} measured)" if pb.live and pb.measured_rate else ""
-        self.speed_label.setText(f"Speed: {target} steps/s{measured}")
-        if not pb.syncing:   # while re-simulating, the label shows its progress
-            state = "▶ simulating" if pb.live else "▶ replaying" if pb.replaying else "❚❚ paused"
+    def show(self, step: int, steps: int, agents: int, speed: str, state: str | None) -> None:
+        """Show step ``step`` of ``steps``, the number of agents, the speed text and the playing state (None:
+        leave the state label as it is, e.g. while it shows re-simulation progress)."""
+        self._fit_step_label(steps)
+        self.step_label.setText(f"Step {min(step, steps)} / {steps}")
+        self.agents_label.setText(f"{agents} agents")
+        self.speed_label.setText(speed)
+        if state is not None:
             self.state_label.setText(state)
+
+    def show_state(self, text: str) -> None:
+        self.state_label.setText(text)
+
+    def show_hover(self, text: str) -> None:
+        """What the mouse is over (the map's cell, its semantic and agent)."""
+        self.hover_label.setText(text)

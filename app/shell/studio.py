@@ -75,20 +75,26 @@ def run_studio(argv: list[str]) -> int:
     from app.shell import gui_gc
 
     gui_gc.install()   # cyclic garbage is freed in the GUI thread, never in a job thread (app/shell/gui_gc.py)
-    from app.shell.window import DEFAULT_MODE, MainWindow
+    from core.base.paths import DEFAULT_MODE
+
+    from app.shell.dialogs import UnattendedDialogs
     from app.shell.settings import make_settings
+    from app.shell.window import MainWindow
 
     settings = make_settings()
     if args.screenshot:   # a screenshot must not depend on (or change) the user's remembered layout
         import tempfile
 
         settings = make_settings(Path(tempfile.mkdtemp(prefix="logicity-shot-")) / "studio.ini")
-    win = MainWindow(settings)
-    if args.screenshot:
+        # unattended: never wait for an answer (e.g. "Unsaved changes" on quit)
+        win = MainWindow(settings, dialogs=UnattendedDialogs(), unattended=True)
         win.resize(*args.size)
-        win.non_interactive = True   # unattended: never wait for an answer (e.g. "Unsaved changes" on quit)
+    else:
+        win = MainWindow(settings)
+    host, session = win.host, win.session
+    projects, playback = host.projects, host.playback
     if args.colour_by:
-        win.scheme = args.colour_by
+        session.restore_view(colour_by=args.colour_by)
     target = args.project or DEFAULT_MODE
     if args.seed is not None:
         from core.project.model import is_project
@@ -99,26 +105,25 @@ def run_studio(argv: list[str]) -> int:
 
             try:
                 project = new_project(load_mode(target), seed=args.seed)
-                win._install_project(project, None)
+                projects.install(project, None)
                 opened = True
             except Exception:  # noqa: BLE001 - fall back to open_path, which reports the error
-                opened = win.open_path(target, ask_save=False)
+                opened = projects.open_path(target, ask_save=False)
         else:
-            opened = win.open_path(target, ask_save=False)
+            opened = projects.open_path(target, ask_save=False)
     else:
-        opened = win.open_path(target, ask_save=False)
-    if args.select and win.project is not None:
-        problem = agent_problem(args.select, tuple(win.project.config.agents.table().names))
+        opened = projects.open_path(target, ask_save=False)
+    if args.select and session.project is not None:
+        problem = agent_problem(args.select, tuple(session.project.config.agents.table().names))
         if problem is not None:
             print(f"{parser.prog}: error: --select: {problem}", file=sys.stderr)
-            win.dirty = False
-            win.non_interactive = True
+            session.mark_saved()   # nothing of the user's to save: quit without asking
             win.close()
             return 2
     win.show()
     if not args.screenshot:
         if args.select:
-            win.when_ready(lambda: win.select_agent_by_name(args.select))
+            playback.when_ready(lambda: host.selection.select_by_name(args.select))
         return app.exec()
 
     out = Path(args.screenshot)
@@ -126,7 +131,7 @@ def run_studio(argv: list[str]) -> int:
 
     def grab() -> None:
         app.processEvents()
-        win.flush_redraw()
+        host.drawing.flush_redraw()
         app.processEvents()
         out.parent.mkdir(parents=True, exist_ok=True)
         pix = win.grab()
@@ -148,37 +153,36 @@ def run_studio(argv: list[str]) -> int:
                 app.processEvents()
             dock.grab().save(str(p), "PNG")
             print(f"saved {p}")
-        win.dirty = False
+        session.mark_saved()   # a screenshot run has nothing to save
         win.close()
         app.quit()
 
     def settled() -> None:
         if args.select:
-            win.select_agent_by_name(args.select)
+            host.selection.select_by_name(args.select)
         if args.colour_by:
-            win.set_colour_scheme(args.colour_by)
+            win.features["view"].set_colour_scheme(args.colour_by)
         if args.show_step is not None:
-            win.set_cursor(args.show_step)
+            playback.set_cursor(args.show_step)
         QtCore.QTimer.singleShot(args.settle_ms, grab)
 
     def ready() -> None:
         if args.steps > 0:
-            win.run_steps_then(args.steps, settled)
+            playback.run_steps_then(args.steps, settled)
         else:
             settled()
 
-    if win.project is None:   # the project failed to open: the error dialog is part of the picture
+    if session.project is None:   # the project failed to open: the error dialog is part of the picture
         QtCore.QTimer.singleShot(args.settle_ms, grab)
     else:
-        win.when_ready(ready)
+        playback.when_ready(ready)
     def give_up() -> None:   # never hang: after two minutes report where every thread is and exit
         import faulthandler
 
-        print(f"screenshot timed out (steps recorded: {win.num_steps})", file=sys.stderr)
+        print(f"screenshot timed out (steps recorded: {session.num_steps})", file=sys.stderr)
         faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
         result.update(rc=2)
-        win.non_interactive = True
-        win.dirty = False   # a screenshot run has nothing to save: quit without asking
+        session.mark_saved()   # a screenshot run has nothing to save: quit without asking
         win.close()
         app.quit()
 

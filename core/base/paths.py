@@ -7,5 +7,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = ROOT / "configs"
 RESOURCES = ROOT / "resources"
+#: The bundled default city: what the studio opens and ``simulate`` runs when given nothing.
+DEFAULT_MODE = CONFIGS / "modes" / "default.yaml"
 
-__all__ = ["ROOT", "CONFIGS", "RESOURCES"]
+__all__ = ["ROOT", "CONFIGS", "RESOURCES", "DEFAULT_MODE"]

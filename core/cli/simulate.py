@@ -1,14 +1,13 @@
 """``python main.py simulate``: run the simulator headless, save the episode, print a summary."""
 from __future__ import annotations
 
-from core.base.paths import CONFIGS
+from core.base.paths import DEFAULT_MODE
 
 import argparse
 import sys
 import time
 from pathlib import Path
 
-DEFAULT_MODE = CONFIGS / "modes" / "default.yaml"
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -61,15 +61,18 @@ def main(model: str, scenario: str, slow: float, library_dir: str) -> int:
         from app.shell.window import MainWindow
         from app.shell.settings import make_settings
 
-        win = MainWindow(make_settings(Path(tempfile.mkdtemp()) / "s.ini"))
+        from tests.support.driver import ScriptedDialogs, StudioDriver
+
+        dialogs = ScriptedDialogs()
+        win = StudioDriver(MainWindow(make_settings(Path(tempfile.mkdtemp()) / "s.ini"), dialogs=dialogs), dialogs)
         win.answers["unsaved"] = "discard"
-        win.resize(1280, 820)
-        win.show()
-        dock = win.render_dock
+        win.window.resize(1280, 820)
+        win.window.show()
+        dock = win.panel("render")
         dock.library = library
         dock.gallery.library = library
-        win.statusBar().messageChanged.connect(lambda m: m and seen["messages"].append(m))
-        closer = win
+        win.window.statusBar().messageChanged.connect(lambda m: m and seen["messages"].append(m))
+        closer = win.window
     else:
         from app.features.icons.controller import IconGenController
         from app.shell.jobs import JobRunner

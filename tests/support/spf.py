@@ -63,11 +63,13 @@ def plain_cell(city, near=(60, 60)):
 # ---- the SPF play window (pytest-qt) ---------------------------------------------------------------------------
 
 def open_spf_window(qtbot, size: tuple[int, int] = (1200, 780)):
-    """A shown ``app.features.spf.play.SPFPlayWindow`` of ``size`` that closes without asking about an unsaved run."""
+    """A shown ``app.features.spf.play.SPFPlayWindow`` of ``size`` whose questions ``w.dialogs.answers`` answers
+    (closing without asking about an unsaved run)."""
     from app.features.spf.play import SPFPlayWindow
 
+    from tests.support.driver import ScriptedDialogs
     from tests.support.qt import shown
 
-    w = SPFPlayWindow()
-    w.answers["unsaved_run"] = "discard"   # closing at teardown must not wait on a question
+    w = SPFPlayWindow(dialogs=ScriptedDialogs())
+    w.dialogs.answers["unsaved_run"] = "discard"   # closing at teardown must not wait on a question
     return shown(qtbot, w, *size)

@@ -1,5 +1,5 @@
 """Helpers shared by the studio tests: the bundled default city, a headless reference run, episode comparison, and
-(for the pytest-qt tests in tests/app) opening, driving and closing the main window.
+(for the pytest-qt tests in tests/app) opening, driving (tests/support/driver.py) and closing the main window.
 
 Qt and the application are imported inside the window helpers only, so the Qt-free tests can use this module
 without PySide6.
@@ -96,53 +96,60 @@ def recorded_session(config, frames, saved: bool = False):
 
 # ---- the studio window (pytest-qt) ---------------------------------------------------------------------------
 
-def open_window(qtbot, settings_path, path=DEFAULT_MODE):
-    """A shown main window with ``path`` opened and its first state synced (``path=None``: nothing opened)."""
-    from app.shell.window import MainWindow
+def open_window(qtbot, settings_path, path=DEFAULT_MODE, size=(1280, 820), unattended: bool = False):
+    """A :class:`~tests.support.driver.StudioDriver` of a shown main window with ``path`` opened and its first
+    state synced (``path=None``: nothing opened); ``unattended``: the window a ``--screenshot`` run makes (its
+    questions answer themselves)."""
+    from app.shell.dialogs import UnattendedDialogs
     from app.shell.settings import make_settings
+    from app.shell.window import MainWindow
+    from tests.support.driver import ScriptedDialogs, StudioDriver
 
-    win = MainWindow(make_settings(settings_path))
+    dialogs = ScriptedDialogs()
+    win = MainWindow(make_settings(settings_path), dialogs=UnattendedDialogs() if unattended else dialogs,
+                     unattended=unattended)
     qtbot.addWidget(win)
-    win.answers["unsaved"] = "discard"
-    win.resize(1280, 820)
+    studio = StudioDriver(win, dialogs)
+    studio.answers["unsaved"] = "discard"
+    win.resize(*size)
     win.show()
     if path is not None:
-        assert win.open_path(path)
-        qtbot.waitUntil(lambda: win.history is not None and not win.syncing, timeout=WAIT)
-    return win
+        assert studio.open_path(path)
+        qtbot.waitUntil(lambda: studio.history is not None and not studio.syncing, timeout=WAIT)
+    return studio
 
 
-def close_window(win):
+def close_window(studio):
     """Close without questions and check the simulation thread really ended."""
-    win.answers["unsaved"] = "discard"
-    win.close()
-    assert win.controller.thread.wait(10_000)
-    assert win.controller.thread.isFinished()
+    studio.answers["unsaved"] = "discard"
+    studio.window.close()
+    assert studio.simulation.thread.wait(10_000)
+    assert studio.simulation.thread.isFinished()
 
 
-def simulate(qtbot, win, steps: int):
+def simulate(qtbot, studio, steps: int):
     """Simulate until ``steps`` steps are recorded (as fast as possible) and pause."""
-    win.set_speed(0)
-    win.set_cursor(win.num_steps)
-    win.play()
-    qtbot.waitUntil(lambda: win.num_steps >= steps, timeout=WAIT)
-    win.pause()
-    qtbot.waitUntil(lambda: not win.controller.worker.playing, timeout=WAIT)
+    studio.set_speed(0)
+    studio.set_cursor(studio.num_steps)
+    studio.play()
+    qtbot.waitUntil(lambda: studio.num_steps >= steps, timeout=WAIT)
+    studio.pause()
+    qtbot.waitUntil(lambda: not studio.simulation.worker.playing, timeout=WAIT)
     qtbot.wait(50)   # frames already in flight arrive
 
 
-def force_then_simulate(qtbot, win, agent: int, action: int, steps: int = 1) -> int:
+def force_then_simulate(qtbot, studio, agent: int, action: int, steps: int = 1) -> int:
     """Select ``agent``, force ``action`` on it and simulate ``steps`` more steps; returns the first forced step."""
-    t = win.num_steps
-    win.select_agent(agent)
-    win.force_action(action)
+    t = studio.num_steps
+    studio.select_agent(agent)
+    studio.force_action(action)
     for _ in range(steps):
-        win.simulate_step()
-    qtbot.waitUntil(lambda: win.num_steps == t + steps, timeout=WAIT)
+        studio.simulate_step()
+    qtbot.waitUntil(lambda: studio.num_steps == t + steps, timeout=WAIT)
     return t
 
 
-def shown_positions(win) -> np.ndarray:
-    """Cell (row, col) of every glyph the map view's scatter item holds."""
-    x, y = win.map.agent_item.getData()
+def shown_positions(studio) -> np.ndarray:
+    """Cell (row, col) of every glyph the map view holds."""
+    x, y = studio.map.agent_item.getData()
     return np.stack([np.floor(y), np.floor(x)], axis=1).astype(int)

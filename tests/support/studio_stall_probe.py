@@ -1,6 +1,6 @@
 """Measure the studio's GUI event-loop gaps while the simulation plays as fast as possible (run as a script).
 
-Used by tests/app/test_main_window.py in a fresh interpreter, so threads other tests leave behind (torch's OpenMP
+Used by tests/app/shell/test_window.py in a fresh interpreter, so threads other tests leave behind (torch's OpenMP
 pool, icon-generation workers) cannot compete for the CPU during the measurement. Prints one JSON line.
 """
 from __future__ import annotations
@@ -22,8 +22,10 @@ def main(seconds: float = 3.0) -> int:
     from PySide6 import QtCore, QtWidgets
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])
-    from app.shell.window import DEFAULT_MODE, MainWindow
     from app.shell.settings import make_settings
+    from app.shell.window import MainWindow
+    from tests.support.driver import ScriptedDialogs, StudioDriver
+    from tests.support.paths import DEFAULT_MODE
 
     def run(ms: int) -> None:
         loop = QtCore.QEventLoop()
@@ -37,9 +39,10 @@ def main(seconds: float = 3.0) -> int:
                 raise TimeoutError("probe timed out")
             run(10)
 
-    win = MainWindow(make_settings(Path(tempfile.mkdtemp()) / "s.ini"))
-    win.resize(1280, 820)
-    win.show()
+    dialogs = ScriptedDialogs()
+    win = StudioDriver(MainWindow(make_settings(Path(tempfile.mkdtemp()) / "s.ini"), dialogs=dialogs), dialogs)
+    win.window.resize(1280, 820)
+    win.window.show()
     win.open_path(DEFAULT_MODE)
     wait_until(lambda: win.history is not None)
     win.select_agent(0)          # inspector and statistics refresh too: the heaviest GUI load
@@ -64,8 +67,8 @@ def main(seconds: float = 3.0) -> int:
     timer.stop()
     played = win.num_steps - start_steps
     win.pause()
-    win.dirty = False
-    win.close()
+    win.answers["unsaved"] = "discard"
+    win.window.close()
     gaps_ms = sorted((g * 1000 for g in gaps), reverse=True)
     print(json.dumps({"worst_ms": gaps_ms[0] if gaps_ms else None, "top_ms": gaps_ms[:5], "ticks": len(gaps),
                       "played": played, "seconds": seconds, "loadavg": os.getloadavg()[0]}))

@@ -41,12 +41,12 @@ def open_vap_dock(qtbot, win):
     """Open the VAP dock of the studio ``win`` with its shortcut (Ctrl+Alt+V); (the dock, its panel)."""
     from PySide6 import QtCore
 
-    win.activateWindow()
-    qtbot.keyClick(win, QtCore.Qt.Key.Key_V,
+    win.window.activateWindow()
+    qtbot.keyClick(win.window, QtCore.Qt.Key.Key_V,
                    QtCore.Qt.KeyboardModifier.ControlModifier | QtCore.Qt.KeyboardModifier.AltModifier)
     dock = win.docks["vap"]
     qtbot.waitUntil(dock.isVisible)
-    return dock, win.panels.widget("vap")
+    return dock, win.window.panels.widget("vap")
 
 
 def assert_true_actions_recorded(win, overlay, step: int) -> None:

@@ -26,10 +26,10 @@ from core.base.errors import LogiCityError
 from core.studio import agent_sets as A
 from core.studio.apply import apply_status, branch_config, continue_problem, refusal
 from core.studio.apply_command import IN_PLACE, NEW_RECORDING, RESTART, ApplyEdits
+from core.studio.problems import Problem
 
-from app.shell.features import FeatureSpec, register
-from app.shell.panels import RIGHT, PanelSpec
-from app.shell.panels import register as register_panel
+from app.shell.features import FeatureController, FeatureHost
+from app.shell.menus import ActionSpec
 
 _START_RGB = (46, 204, 113)
 _GOAL_RGB = (231, 76, 60)
@@ -76,13 +76,14 @@ class PickTool:
             self.ctl.place(self.row, self.which, ev.cell)
 
 
-class AgentEditorController(QtCore.QObject):
+class AgentEditorController(FeatureController):
     """See the module docstring. ``tab`` is the agent set shown."""
 
-    def __init__(self, host: Any) -> None:
-        super().__init__(host.window)
+    def __init__(self, host: FeatureHost) -> None:
+        super().__init__(host.shell.dialog_parent)
         self.host = host
-        self.window = host.window
+        self.shell = host.shell
+        self.playback = host.playback
         self.session = host.session
         self.map = host.map
         self.panel = host.panels.widget("agent_editor")
@@ -116,27 +117,23 @@ class AgentEditorController(QtCore.QObject):
         ev.project.connect(lambda e: self._on_project())
         ev.agents.connect(lambda e: self.refresh())
         ev.history.connect(lambda e: self._show_provenance())
-        if hasattr(ev, "city"):
-            ev.city.connect(lambda e: self.refresh())
-        self.show_action = host.action("Agent editor", self.show_panel, "Ctrl+Shift+A",
-                                       "Show the agent editor (agents, concepts, starts and goals, Apply)")
-        self.apply_action = host.action("Apply edits from step 0", lambda: self.apply("restart"), "Ctrl+Return",
-                                        "Re-simulate from step 0 with the edited city and agents")
-        self.branch_action = host.action("Apply edits: branch at the shown step", lambda: self.apply("branch"),
-                                         "Ctrl+Shift+Return",
-                                         "Start a new recording from the shown step with the edited agents")
-        menu = host.menu("&Tools")
-        for a in (self.show_action, self.apply_action, self.branch_action):
-            menu.addAction(a)
-        problems = host.panels.widget("problems") if "problems" in getattr(host, "docks", {}) else None
-        if problems is not None and hasattr(problems, "activated"):
-            problems.activated.connect(self.show_problem)
+        tools = dict(menu="tools", section="editors")
+        self.show_action = host.add(ActionSpec("Agent editor", self.show_panel, "Ctrl+Shift+A",
+                                               "Show the agent editor (agents, concepts, starts and goals, Apply)",
+                                               **tools))
+        self.apply_action = host.add(ActionSpec("Apply edits from step 0", lambda: self.apply("restart"),
+                                                "Ctrl+Return", "Re-simulate from step 0 with the edited city and "
+                                                "agents", **tools))
+        self.branch_action = host.add(ActionSpec("Apply edits: branch at the shown step", lambda: self.apply("branch"),
+                                                 "Ctrl+Shift+Return", "Start a new recording from the shown step with "
+                                                 "the edited agents", **tools))
+        host.panels.widget("problems").activated.connect(self.show_problem)
         if self.session.project is not None:
             self._on_project()
 
-    def show_problem(self, problem: Any) -> None:
+    def show_problem(self, problem: Problem) -> None:
         """A Problems entry about an agent: show its tab and select its row (the map part is the panel's)."""
-        if getattr(problem, "source", None) != "agents" or not problem.agent or self.session.project is None:
+        if problem.source != "agents" or not problem.agent or self.session.project is None:
             return
         names = A.tabs(self.session)
         tab = next((t for t in names if problem.message.startswith(f"{t}: ")), names[0])
@@ -147,7 +144,7 @@ class AgentEditorController(QtCore.QObject):
 
     # ---- helpers ----------------------------------------------------------------------------------------------------
     def status(self, text: str, ms: int = 8000) -> None:
-        self.window.status(text, ms)
+        self.shell.status(text, ms)
 
     def agents(self) -> AgentSet:
         return A.agent_set(self.session, self.tab)
@@ -175,16 +172,13 @@ class AgentEditorController(QtCore.QObject):
 
     # ---- showing ----------------------------------------------------------------------------------------------------
     def show_panel(self) -> None:
-        dock = self.host.docks.get("agent_editor")
-        if dock is not None:
-            dock.show()
-            dock.raise_()
+        self.host.panels.show("agent_editor")
         self.refresh()
 
     def _on_project(self) -> None:
         self.tab = A.active_tab(self.session) if self.session.project is not None else A.MAIN
         for note in getattr(self.session.project, "notes", None) or ():
-            self.window.playback.when_ready(lambda note=note: self.status(note, 20000))
+            self.playback.when_ready(lambda note=note: self.status(note, 20000))
         self.refresh()
 
     def _on_tab(self, tab: str) -> None:
@@ -351,7 +345,7 @@ class AgentEditorController(QtCore.QObject):
                                                        for a in (data.get("agents") or []))
             new = import_reference_agents(path) if reference else load_agent_set(path)
         except LogiCityError as exc:
-            self.window.show_error("Cannot import agents", exc.location() or str(path), exc.message)
+            self.shell.show_error("Cannot import agents", exc.location() or str(path), exc.message)
             return False
         self.run(A.replace_set(self.session, self.tab, new, f"Import {Path(path).name}"))
         self.status(f"Imported {len(new)} agents from {path} into {self.tab}")
@@ -363,7 +357,7 @@ class AgentEditorController(QtCore.QObject):
         try:
             save_agent_set(self.agents(), path)
         except OSError as exc:
-            self.window.show_error("Cannot export agents", str(path), exc.strerror or str(exc))
+            self.shell.show_error("Cannot export agents", str(path), exc.strerror or str(exc))
             return False
         self.status(f"Exported {len(self.agents())} agents ({self.tab}) to {path}")
         return True
@@ -385,21 +379,18 @@ class AgentEditorController(QtCore.QObject):
         """Simulate the edits: ``restart`` from step 0, or ``branch`` from the shown step. False when refused or
         cancelled (the reason is shown)."""
         s = self.session
-        playback = self.window.playback
+        playback = self.playback
         why = refusal(s)
         if why is not None:
             self.panel.set_refusal(why)
             self.status(f"Cannot apply the edits: {why}", 15000)
-            if hasattr(playback, "refused"):
-                playback.refused.emit(why)          # shows the Problems panel
+            playback.refused.emit(why)          # shows the Problems panel
             return False
         self.panel.set_refusal(None)
         if mode == "restart" or s.history is None:
             if s.history is None:           # nothing recorded yet to go back to: a plain reset
-                before = self.window.controller.gen
-                playback.reset_simulation(confirm=True)
-                return self.window.controller.gen != before
-            if s.num_steps > 0 and self.window.ask(
+                return playback.reset_simulation(confirm=True)
+            if s.num_steps > 0 and self.shell.ask(
                     "reset", "Reset the simulation?",
                     f"This discards the {s.num_steps} recorded steps and re-simulates from step 0 with the edited "
                     f"city and agents (Edit ▸ Undo shows them again).", [("reset", "Reset"), ("cancel", "Cancel")],
@@ -415,7 +406,7 @@ class AgentEditorController(QtCore.QObject):
         why_new = continue_problem(s)
         if why_new is None:     # only concepts/priorities changed: the same recording goes on from step k
             later = f" Steps {k + 1}–{t} are discarded." if k < t else ""
-            ans = self.window.ask("apply_branch", "Branch with the edits?",
+            ans = self.shell.ask("apply_branch", "Branch with the edits?",
                                   f"Branch at step {k}: steps 0–{k} are kept and the edited concepts and "
                                   f"priorities hold from step {k} on." + later,
                                   [("branch", f"Branch at step {k}"), ("cancel", "Cancel")], "branch")
@@ -426,7 +417,7 @@ class AgentEditorController(QtCore.QObject):
             return True
         later = (f" The recorded steps (0–{t}) are kept as a further episode of the project when you save it "
                  f"(File ▸ Episode info lists it)." if t else "")
-        ans = self.window.ask("apply_branch", "Branch with the edits?",
+        ans = self.shell.ask("apply_branch", "Branch with the edits?",
                               f"Start a new recording from step {k} with the edited agents ({why_new}): recorded "
                               f"agents continue from where they are at step {k} (it becomes step 0), new ones "
                               f"start at their start cell." + later,
@@ -436,7 +427,7 @@ class AgentEditorController(QtCore.QObject):
         try:
             cfg = branch_config(s.project.config, s.history, k, int(s.project.seed))
         except LogiCityError as exc:
-            self.window.show_error("Cannot branch with the edits", "(agent editor)", exc.message, label="Where")
+            self.shell.show_error("Cannot branch with the edits", "(agent editor)", exc.message, label="Where")
             return False
         if not self._execute_apply(ApplyEdits(NEW_RECORDING, playback.launch, k, cfg)):
             return False
@@ -456,14 +447,3 @@ class AgentEditorController(QtCore.QObject):
         if isinstance(self.map.tools.tool, PickTool):
             self.map.tools.set_tool(None)
         return True
-
-
-def _panel(session: Any, jobs: Any):
-    from widgets.agent_editor.editor import AgentEditor
-
-    return AgentEditor()
-
-
-register_panel(PanelSpec("agent_editor", "Agent editor", RIGHT, _panel, visible=False, tabify_with="inspector",
-                         width=460))
-register(FeatureSpec("agent_editor", AgentEditorController))

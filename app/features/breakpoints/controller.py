@@ -6,8 +6,6 @@ The dialog is opened non-modally (``open()``, window-modal) and kept as ``self.d
 event loop keeps running (playback, tests driving its widgets)."""
 from __future__ import annotations
 
-from typing import cast
-
 from PySide6 import QtCore, QtWidgets
 
 from core.base.codes import ACTION_NAMES
@@ -18,6 +16,8 @@ from core.studio.session import Session
 from widgets.breakpoints.dialog import BreakpointDialog
 from widgets.breakpoints.breakpoint_list import BreakpointList
 
+from app.shell.features import FeatureController
+from app.shell.panels import PanelHost
 from app.shell.services import Shell
 
 #: the widest the left dock area is made to show the entries on one line (px), and at most this share of the window
@@ -25,13 +25,15 @@ MAX_DOCK_WIDTH = 380
 MAX_DOCK_SHARE = 0.34
 
 
-class BreakpointsController(QtCore.QObject):
-    def __init__(self, shell: Shell, session: Session, panel: BreakpointList,
+class BreakpointsController(FeatureController):
+    def __init__(self, shell: Shell, session: Session, panels: PanelHost,
                  parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
         self.shell = shell
         self.session = session
-        self.panel = panel
+        self.panels = panels
+        self.panel: BreakpointList = panels.widget("breakpoints")
+        panel = self.panel
         panel.toggled.connect(self.set_enabled)
         panel.removeRequested.connect(self.remove)
         panel.clearRequested.connect(self.clear)
@@ -68,23 +70,21 @@ class BreakpointsController(QtCore.QObject):
     def clause_labels(self) -> list[str]:
         """The clauses a breakpoint can name: the recording's (its meta), else the project's rule program."""
         s = self.session
-        meta = getattr(s.history, "meta", None) or {}
+        meta = s.history.meta if s.history is not None else {}
         if meta.get("clauses"):
             return [str(c.get("label", c.get("id"))) for c in meta["clauses"]]
-        program = getattr(getattr(s.project, "config", None), "program", None)
-        return [str(c.label) for c in getattr(program, "clauses", ())]
+        return [str(c.label) for c in s.project.config.program.clauses] if s.project is not None else []
 
     def _names(self) -> tuple[str, ...]:
         s = self.session
         if s.agent_names:
             return s.agent_names
-        agents = getattr(getattr(s.project, "config", None), "agents", None)
-        return tuple(agents.table().names) if agents is not None else ()
+        return tuple(s.project.config.agents.table().names) if s.project is not None else ()
 
     def _open(self, initial: Breakpoint | None, index: int | None) -> BreakpointDialog:
         if self.dialog is not None:
             self.dialog.close()
-        dlg = BreakpointDialog(self._names(), self.clause_labels(), initial, cast(QtWidgets.QWidget, self.shell),
+        dlg = BreakpointDialog(self._names(), self.clause_labels(), initial, self.shell.dialog_parent,
                                step=self.session.num_steps + 10)
         if initial is None and self.session.selected is not None and self.session.agent_names:
             dlg.subject.setCurrentIndex(dlg.subject.findData("agent"))     # start from the selected agent
@@ -127,16 +127,11 @@ class BreakpointsController(QtCore.QObject):
 
     def _fit_dock(self) -> None:
         """Widen the left dock area (up to MAX_DOCK_WIDTH, a third of the window) so entries fit on one line."""
-        dock = self.panel.parentWidget()
-        while dock is not None and not isinstance(dock, QtWidgets.QDockWidget):
-            dock = dock.parentWidget()
-        win = dock.parentWidget() if dock is not None else None
-        if not isinstance(win, QtWidgets.QMainWindow) or dock.isFloating() or not self.panel.isVisible():
+        dock = self.panels.docks.get("breakpoints")
+        if dock is None or not self.panel.isVisible():
             return
         frame = max(dock.width() - self.panel.width(), 0)     # the dock's own margins around the panel
-        want = min(self.panel.entry_width() + frame, MAX_DOCK_WIDTH, int(win.width() * MAX_DOCK_SHARE))
-        if want > dock.width():
-            win.resizeDocks([dock], [want], QtCore.Qt.Orientation.Horizontal)
+        self.panels.widen("breakpoints", min(self.panel.entry_width() + frame, MAX_DOCK_WIDTH), MAX_DOCK_SHARE)
 
     def remove(self, index: int) -> None:
         if 0 <= index < len(self.session.breakpoints):
@@ -161,7 +156,7 @@ class BreakpointsController(QtCore.QObject):
             self.add(Breakpoint("step", step=k))
 
     def add_step_dialog(self) -> None:
-        k, ok = QtWidgets.QInputDialog.getInt(cast(QtWidgets.QWidget, self.shell), "Pause at step",
+        k, ok = QtWidgets.QInputDialog.getInt(self.shell.dialog_parent, "Pause at step",
                                               "Pause when this step is reached:", self.session.num_steps + 10,
                                               0, 10**9)
         if ok:

@@ -1,12 +1,11 @@
-"""City editor mode (issue 11): the toolbar toggle E, paint tools with one-key shortcuts, brush size, snapping, a
+"""City editor mode: the toolbar toggle E, paint tools with one-key shortcuts, brush size, snapping, a
 live cursor preview, the New city dialog, Resize canvas, and import/export of the city as map YAML.
 
 How it fits (docs/city-editor.md): the tools (app/features/city_editor/tools.py) edit the session's city only through
 commands (core/studio/city_edit.py), so every stroke is one step in Edit ▸ Undo and the History panel; this
 controller redraws the map whenever the project's city object changed (after a stroke, an undo, a redo, a New
 city), with the derived layers (mid lanes, intersections) and, in editor mode, the lanes of the lane graph; the
-Problems panel (app/features/problems/controller.py, registered by importing this module) re-checks the city after each
-change. Editing pauses playback; the recording stays as it was made until Apply / Reset re-simulates the edited
+Problems panel (the problems feature's service) re-checks the city after each change. Editing pauses playback; the recording stays as it was made until Apply / Reset re-simulates the edited
 city (core/studio/apply.py).
 
 Keys while the mode is on (netedit-like one-key modes): W walking street, T traffic street, C crossing, 1–5 House,
@@ -35,9 +34,9 @@ from core.view.colouring import intersection_rgba, semantic_rgb
 from widgets.city_editor.dialogs import NewCityDialog, ResizeDialog
 from widgets.map_tools import redraw_city
 
-from app.shell.features import FeatureSpec, register
-from app.features.problems import controller as problems  # noqa: F401  (registers the Problems panel and its feature)
 from app.features.city_editor.tools import MoveTool, PaintTool, PickTool, RectTool
+from app.shell.features import FeatureController, FeatureHost
+from app.shell.menus import MenuSpec
 
 #: (tool key, menu text, shortcut); paint kinds are core/map/edit.py's, "traffic" follows the stroke direction
 TOOLS: tuple[tuple[str, str, str], ...] = (
@@ -110,14 +109,15 @@ def read_city_file(path: str | Path) -> CityMap:
     return load_map(p)
 
 
-class CityEditorController(QtCore.QObject):
+class CityEditorController(FeatureController):
     """See the module docstring."""
 
     modeChanged = QtCore.Signal(bool)
 
-    def __init__(self, host: Any) -> None:
-        super().__init__(host.window)
+    def __init__(self, host: FeatureHost) -> None:
+        super().__init__(host.shell.dialog_parent)
         self.host = host
+        self.shell = host.shell
         self.session = host.session
         self.map = host.map
         self.on = False
@@ -132,12 +132,11 @@ class CityEditorController(QtCore.QObject):
         self._lanes_timer = QtCore.QTimer(self)
         self._lanes_timer.setSingleShot(True)
         self._lanes_timer.timeout.connect(self.draw_lanes)
-        w = host.window
         self.mode_action = self._checkable("&City editor", self.toggle, "E",
                                            "Edit the city: paint streets and buildings")
         self.mode_action.setObjectName("cityEditorMode")
         self.tool_actions: dict[str, QtGui.QAction] = {}
-        group = QtGui.QActionGroup(w)
+        group = QtGui.QActionGroup(self)
         for key, text, sc in TOOLS:
             act = self._checkable(text, lambda k=key: self.select_tool(k), sc, text.replace("&", ""))
             act.setIcon(self._icon(key))
@@ -165,19 +164,15 @@ class CityEditorController(QtCore.QObject):
                                          "Replace the city by a map YAML (ours or the reference's)")
         self.export_action = host.action("E&xport city…", self.export_dialog, None, "Save the city as map YAML")
         self.mode_only = list(self.tool_actions.values()) + [smaller, larger, self.snap_action]
-        menu = host.menu("&City")
-        menu.addAction(self.mode_action)
-        tools_menu = menu.addMenu("&Tools")
+        host.add_to_menu("city", self.mode_action, section="mode")
+        tools_menu = host.menu("city/tools", MenuSpec("city/tools", "&Tools"), section="mode")
         for act in self.tool_actions.values():
             tools_menu.addAction(act)
-        for act in (smaller, larger, self.snap_action, self.lanes_action):
-            menu.addAction(act)
-        menu.addSeparator()
-        for act in (self.new_action, self.resize_action, self.import_action, self.export_action):
-            menu.addAction(act)
-        if w.findChild(QtWidgets.QToolBar, "toolbar_city_editor") is None:
-            w.addToolBarBreak()    # its own row: next to the playback bar it would make the window wider
-        self.toolbar = host.toolbar("city_editor")
+        host.add_to_menu("city", smaller, larger, self.snap_action, self.lanes_action, section="tools")
+        host.add_to_menu("city", self.new_action, self.resize_action, self.import_action, self.export_action,
+                         section="city")
+        # its own row: next to the playback bar it would make the window wider
+        self.toolbar = host.toolbar("city_editor", "City Editor", new_row=True)
         self.toolbar.addAction(self.mode_action)
         self.toolbar.addSeparator()
         for act in self.tool_actions.values():
@@ -190,6 +185,9 @@ class CityEditorController(QtCore.QObject):
         self.session.events.project.connect(lambda e: self._project_opened())
         self._set_mode_actions(False)
         self.select_tool("walking", activate=False)
+
+    def status(self, text: str, ms: int = 6000) -> None:
+        self.shell.status(text, ms)
 
     # ---- mode ---------------------------------------------------------------------------------------------------
     def _checkable(self, text: str, slot: Any, shortcut: str | None, tip: str) -> QtGui.QAction:
@@ -223,25 +221,20 @@ class CityEditorController(QtCore.QObject):
     def set_mode(self, on: bool) -> None:
         """City editor mode on/off: the tools take the left mouse button; playback pauses."""
         if on and self.session.project is None:
-            self.host.window.status("Open a city first.")
+            self.status("Open a city first.")
             on = False
         if on and self.session.read_only is not None:
-            self.host.window.status("A read-only replay cannot be edited: File ▸ Save project as… first.", 10000)
+            self.status("A read-only replay cannot be edited: File ▸ Save project as… first.", 10000)
             on = False
         self.on = on
         self.mode_action.setChecked(on)
         self._set_mode_actions(on)
         if on:
-            playback = getattr(self.host.window, "playback", None)
-            if playback is not None:
-                playback.pause()
+            self.host.playback.pause()
             self.select_tool(self.tool_key)
             self.sync(force=True)
-            problems_ctl = self.host.window.features.get("problems") if hasattr(self.host.window, "features") \
-                else None
-            if problems_ctl is not None:
-                problems_ctl.show_panel()
-            self.host.window.status("City editor: W/T/C streets, 1–5 buildings, X erase, R rectangle, K eyedropper, "
+            self.host.problems.show_panel()
+            self.status("City editor: W/T/C streets, 1–5 buildings, X erase, R rectangle, K eyedropper, "
                                     "M move block; E leaves.", 10000)
         else:
             self.map.tools.set_tool(None)
@@ -328,7 +321,7 @@ class CityEditorController(QtCore.QObject):
     def new_city_dialog(self) -> None:
         if self.session.project is None:
             return
-        dlg = NewCityDialog(self.host.window, seed=int(self.session.project.seed))
+        dlg = NewCityDialog(self.shell.dialog_parent, seed=int(self.session.project.seed))
         if dlg.exec() == QtWidgets.QDialog.DialogCode.Accepted and dlg.city is not None:
             self.replace(dlg.city, "New city")
 
@@ -340,7 +333,7 @@ class CityEditorController(QtCore.QObject):
         if self.session.project is None:
             return
         city = self.session.project.config.city
-        dlg = ResizeDialog(city.height, city.width, self.host.window)
+        dlg = ResizeDialog(city.height, city.width, self.shell.dialog_parent)
         if dlg.exec() == QtWidgets.QDialog.DialogCode.Accepted:
             h, w, anchor = dlg.result_size()
             self.resize(h, w, anchor)
@@ -350,7 +343,7 @@ class CityEditorController(QtCore.QObject):
         self.replace(CityBuilder().build(draft), f"Resize canvas to {height} × {width}")
 
     def import_dialog(self) -> None:
-        path, _ = QtWidgets.QFileDialog.getOpenFileName(self.host.window, "Import city", "",
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(self.shell.dialog_parent, "Import city", "",
                                                         "Map YAML (*.yaml *.yml);;All files (*)")
         if path:
             self.import_city(path)
@@ -359,10 +352,10 @@ class CityEditorController(QtCore.QObject):
         try:
             city = read_city_file(path)
         except LogiCityError as exc:
-            self.host.window.show_error("Cannot import the city", str(exc.file or path), exc.message)
+            self.shell.show_error("Cannot import the city", str(exc.file or path), exc.message)
             return False
         except OSError as exc:
-            self.host.window.show_error("Cannot import the city", str(path), str(exc))
+            self.shell.show_error("Cannot import the city", str(path), str(exc))
             return False
         self.replace(city, f"Import city {Path(path).name}")
         return True
@@ -370,7 +363,7 @@ class CityEditorController(QtCore.QObject):
     def export_dialog(self) -> None:
         if self.session.project is None:
             return
-        path, _ = QtWidgets.QFileDialog.getSaveFileName(self.host.window, "Export city", "city.yaml",
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(self.shell.dialog_parent, "Export city", "city.yaml",
                                                         "Map YAML (*.yaml *.yml)")
         if path:
             self.export_city(path)
@@ -379,14 +372,12 @@ class CityEditorController(QtCore.QObject):
         try:
             save_map(self.session.project.config.city, path)
         except OSError as exc:
-            self.host.window.show_error("Cannot export the city", str(path), str(exc))
+            self.shell.show_error("Cannot export the city", str(path), str(exc))
             return
-        self.host.window.status(f"Exported the city to {path}", 8000)
+        self.status(f"Exported the city to {path}", 8000)
 
     def shutdown(self, wait_ms: int) -> bool:
         if self.on:     # put the tool down: its event filter on the map must not outlive the closing window
             self.set_mode(False)
         return True
 
-
-register(FeatureSpec("city_editor", CityEditorController))

@@ -8,7 +8,7 @@ layers, the undo step and the validation follow once per stroke, when the button
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from core.map.edit import Patch, block_rect, brush_offsets, pick, plan_move, plan_rect, plan_stroke
 from core.studio import city_edit
@@ -16,8 +16,23 @@ from core.studio.city_edit import CityEdit, new_stroke_id
 from core.view.city_draft import PAINT_RGB, draft_rgb
 from widgets.map_tools import CellEvent, MapTool, paint_cells
 
-if TYPE_CHECKING:
-    from app.features.city_editor.controller import CityEditorController
+
+
+class Editor(Protocol):
+    """What the tools use of the city editor's controller (app/features/city_editor/controller.py)."""
+
+    session: Any
+    map: Any
+    kind: str
+    snap: bool
+
+    def brush_size(self, kind: str) -> int: ...
+
+    def select_tool(self, key: str, activate: bool = True) -> None: ...
+
+    def execute(self, command: Any) -> None: ...
+
+    def status(self, text: str, ms: int = 6000) -> None: ...
 
 LABELS = {"walking": "walking street", "traffic": "traffic street", "crossing": "crossing", "empty": "erase"}
 
@@ -28,7 +43,7 @@ def _rgba(kind: str, alpha: int = 110) -> tuple[int, int, int, int]:
 
 
 class _Tool(MapTool):
-    def __init__(self, ctl: "CityEditorController") -> None:
+    def __init__(self, ctl: Editor) -> None:
         self.ctl = ctl
 
     @property
@@ -48,7 +63,7 @@ class PaintTool(_Tool):
     """Paint ``kind`` with the editor's brush along the mouse path (snapped to a straight line when snapping is
     on: the stroke keeps to the row or column it started on)."""
 
-    def __init__(self, ctl: "CityEditorController", kind: str) -> None:
+    def __init__(self, ctl: Editor, kind: str) -> None:
         super().__init__(ctl)
         self.kind = kind
         self.name = kind
@@ -117,7 +132,7 @@ class RectTool(_Tool):
 
     name = "rect"
 
-    def __init__(self, ctl: "CityEditorController") -> None:
+    def __init__(self, ctl: Editor) -> None:
         super().__init__(ctl)
         self.start: tuple[int, int] | None = None
 
@@ -139,7 +154,7 @@ class RectTool(_Tool):
         if self.start is not None:
             self.ctl.map.tools.set_preview([self._rect(ev.cell)], _rgba(self.ctl.kind))
             r0, c0, r1, c1 = self._rect(ev.cell)
-            self.ctl.host.window.status(f"Rectangle {r1 - r0 + 1} × {c1 - c0 + 1} cells", 3000)
+            self.ctl.status(f"Rectangle {r1 - r0 + 1} × {c1 - c0 + 1} cells", 3000)
 
     def release(self, ev: CellEvent) -> None:
         if self.start is None:
@@ -166,7 +181,7 @@ class PickTool(_Tool):
         if kind in ("traffic_h", "traffic_v"):
             kind = "traffic"
         self.ctl.select_tool(kind)
-        self.ctl.host.window.status(f"Picked {LABELS.get(kind, kind)}", 4000)
+        self.ctl.status(f"Picked {LABELS.get(kind, kind)}", 4000)
 
 
 class MoveTool(_Tool):
@@ -174,7 +189,7 @@ class MoveTool(_Tool):
 
     name = "move"
 
-    def __init__(self, ctl: "CityEditorController") -> None:
+    def __init__(self, ctl: Editor) -> None:
         super().__init__(ctl)
         self.rect: tuple[int, int, int, int] | None = None
         self.origin: tuple[int, int] | None = None

@@ -27,10 +27,13 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from core.io.fileio import atomic_write_bytes, clean_stale_temps
+from core.studio.session import Session
 from core.view.export import DEFAULT_PATTERN, GifBuilder, parse_range, sequence_paths
 from widgets.choice_dialog import ok_cancel_buttons
 from widgets.map_view import MapView
 
+from app.shell.features import FeatureController
+from app.shell.services import Shell
 from app.shell.jobs import CANCELLED, FAILED, JobHandle, JobOutcome, JobRunner
 
 
@@ -188,15 +191,15 @@ class FrameExporter(QtCore.QObject):
         self.finished.emit(ok, msg)
 
 
-class ExportController(QtCore.QObject):
+class ExportController(FeatureController):
     """Runs exports for the window: from the session's recording, looking like ``view``, on ``jobs``.
 
     ``scene_for(k)`` builds the scene of state k as the map shows it (colours, selection, paths, field of view);
     ``pause()`` stops playback first; errors and messages go through ``shell`` (``show_error``, ``status``)."""
 
-    def __init__(self, shell: Any, session: Any, jobs: JobRunner, view: MapView, scene_for: Callable[[int], Any],
-                 pause: Callable[[], None]) -> None:
-        super().__init__(shell)
+    def __init__(self, shell: Shell, session: Session, jobs: JobRunner, view: MapView,
+                 scene_for: Callable[[int], Any], pause: Callable[[], None]) -> None:
+        super().__init__(shell.dialog_parent)
         self.shell = shell
         self.session = session
         self.jobs = jobs
@@ -211,7 +214,29 @@ class ExportController(QtCore.QObject):
         return self.session.num_steps
 
     def dialog(self) -> "ExportDialog":
-        return ExportDialog(self, self.shell)
+        return ExportDialog(self, self.shell.dialog_parent)
+
+    def export_png(self, path: str | None = None) -> bool:
+        """File ▸ Export view as PNG: the map view as shown (``path`` None: asked for)."""
+        if path is None:
+            path, _ = QtWidgets.QFileDialog.getSaveFileName(self.shell.dialog_parent, "Export map view",
+                                                            str(self.default_folder() / "map.png"),
+                                                            "PNG image (*.png)")
+            if not path:
+                return False
+        try:
+            save_view_png(self.view, path)
+        except Exception as exc:  # noqa: BLE001 - any failure to write is the user's to see, not a crash
+            self.shell.show_error("Could not export the view", str(path), f"{type(exc).__name__}: {exc}")
+            return False
+        self.remember_folder(Path(path).parent)
+        self.shell.status(f"Saved {path}")
+        return True
+
+    def export_animation(self) -> None:
+        """File ▸ Export steps as GIF / images: the dialog (nothing to export before a recording exists)."""
+        if self.session.history is not None:
+            self.dialog().open()
 
     # ---- the remembered folder and caption choice (settings keys export/folder, export/caption) ---------------
     def default_folder(self) -> Path:
@@ -242,7 +267,7 @@ class ExportController(QtCore.QObject):
         self.remember_folder(Path(out).parent)
         self.current = exp
         if show_progress:
-            dlg = QtWidgets.QProgressDialog("Exporting frames…", "Cancel", 0, len(steps), self.shell)
+            dlg = QtWidgets.QProgressDialog("Exporting frames…", "Cancel", 0, len(steps), self.shell.dialog_parent)
             dlg.setWindowTitle("Export")
             dlg.setObjectName("exportProgress")
             dlg.setWindowModality(QtCore.Qt.WindowModality.WindowModal)

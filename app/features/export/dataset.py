@@ -14,8 +14,9 @@ from typing import Any
 
 from PySide6 import QtCore, QtWidgets
 
-from app.shell.features import FeatureSpec, register
-from app.shell.jobs import CANCELLED, DONE, JobOutcome
+from app.shell.features import FeatureController, FeatureHost
+from app.shell.menus import ActionSpec
+from app.shell.jobs import CANCELLED, DONE, JobHandle, JobOutcome
 
 SETTINGS_FOLDER = "export/dataset_folder"
 
@@ -215,35 +216,28 @@ class ExportDialog(QtWidgets.QDialog):
         self.status.setText(f"{done} of {total} shards — {text}")
 
 
-class DatasetExportController(QtCore.QObject):
+class DatasetExportController(FeatureController):
     """Owns the dialog and the running export job (one at a time)."""
 
     finished = QtCore.Signal(object)   # JobOutcome
 
-    def __init__(self, host) -> None:
-        super().__init__()
+    def __init__(self, host: FeatureHost) -> None:
+        super().__init__(host.shell.dialog_parent)
         self.host = host
+        self.shell = host.shell
         self.dialog: ExportDialog | None = None
-        self.handle = None
+        self.handle: JobHandle | None = None
         self.last_report = None
-        self.action = host.action("Export &dataset…", self.open_dialog, "Ctrl+Alt+X",
-                                  "Export episodes, SPF demonstrations (Minari), Parquet, videos or PDDL, resumably")
-        self.action.setObjectName("exportDatasetAction")
-        file_menu = host.menu("&File")
-        before = next((a for a in file_menu.actions() if a.text().replace("&", "").startswith(("Quit", "Exit"))), None)
-        if before is not None:
-            file_menu.insertAction(before, self.action)
-            file_menu.insertSeparator(before)
-        else:
-            file_menu.addAction(self.action)
+        self.action = host.add(ActionSpec("Export &dataset…", self.open_dialog, "Ctrl+Alt+X",
+                                          "Export episodes, SPF demonstrations (Minari), Parquet, videos or PDDL, "
+                                          "resumably", menu="file", section="export", name="exportDatasetAction"))
 
     @property
     def running(self) -> bool:
         return self.handle is not None and self.handle.is_running()
 
     def default_folder(self, kind: str) -> Path:
-        settings = getattr(self.host.window, "settings", None)
-        last = settings.value(SETTINGS_FOLDER, "") if settings is not None else ""
+        last = self.shell.settings.value(SETTINGS_FOLDER, "")
         base = Path(str(last)) if last else Path.home() / "LogiCity exports"
         return base / kind
 
@@ -252,17 +246,17 @@ class DatasetExportController(QtCore.QObject):
         out: dict[str, Any] = {}
         kinds = {o.name: o.kind for o in spec.options}
         session = self.host.session
-        source = getattr(getattr(session.project, "config", None), "source", None)
+        source = session.project.config.source if session.project is not None else None
         if kinds.get("mode") == "path" and source and str(source).endswith((".yaml", ".yml")) and Path(source).is_file():
             out["mode"] = str(source)
-        shown = getattr(session, "read_only", None)
+        shown = session.read_only
         if kinds.get("episode") == "path" and shown is not None and Path(shown).suffix == ".npz":
             out["episode"] = str(shown)
         return out
 
     def open_dialog(self) -> ExportDialog:
         if self.dialog is None:
-            self.dialog = ExportDialog(self, self.host.window)
+            self.dialog = ExportDialog(self, self.shell.dialog_parent)
         self.dialog.show()
         self.dialog.raise_()
         return self.dialog
@@ -288,9 +282,7 @@ class DatasetExportController(QtCore.QObject):
             dlg.status.setText(f"Exporting {kind} into {out} ({backend})…")
             self.handle.progress.connect(lambda v: dlg.on_progress(*v))
         self.handle.finished.connect(lambda outcome: self._finished(outcome, out))
-        settings = getattr(self.host.window, "settings", None)
-        if settings is not None:
-            settings.setValue(SETTINGS_FOLDER, str(out.parent))
+        self.shell.settings.setValue(SETTINGS_FOLDER, str(out.parent))
 
     def cancel(self) -> None:
         if self.handle is not None:
@@ -308,10 +300,10 @@ class DatasetExportController(QtCore.QObject):
                     f"{out} ({len(rep.ran)} run, {len(rep.skipped)} already done, {rep.seconds:.1f} s)")
             if rep.failures:
                 text += f"; {len(rep.failures)} failed attempt(s) retried"
-            self.host.window.status(text)
+            self.shell.status(text)
         elif outcome.status in (CANCELLED, DONE):
             text = f"Cancelled; finished shards are kept — export again into {out} to resume."
-            self.host.window.status(text)
+            self.shell.status(text)
         else:
             err = outcome.error
             text = f"Failed: {err.text if err is not None else 'unknown error'}"
@@ -328,5 +320,3 @@ class DatasetExportController(QtCore.QObject):
             return bool(self.handle.wait(wait_ms))
         return True
 
-
-register(FeatureSpec("dataset_export", lambda host: DatasetExportController(host)))

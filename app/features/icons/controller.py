@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
 
 from core.icongen.generator import GenerationRequest
 from core.render.library import IconLibrary
 
+from app.shell.features import FeatureController
 from app.shell.jobs import CANCELLED, FAILED, JobContext, JobHandle, JobOutcome, JobRunner
 
 WAITING_MESSAGE = "waiting for the icon generator to stop… (a model that is loading cannot be interrupted; " \
@@ -59,12 +59,11 @@ def generate_icons(ctx: JobContext, model: str | Path | None, request: Generatio
     return saved
 
 
-class IconGenController(QObject):
+class IconGenController(FeatureController):
     """Runs the generations a :class:`widgets.icons.render_dock.RenderDock` asks for, one at a time, on ``jobs``.
 
     ``idle`` is emitted when a run has ended (the window waits for it when closing during a model load)."""
 
-    idle = Signal()
     waiting_message = WAITING_MESSAGE
 
     def __init__(self, dock, jobs: JobRunner) -> None:

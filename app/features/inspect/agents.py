@@ -21,13 +21,14 @@ from core.view.agent_rows import agent_rows, witness_agents
 from core.view.compare import compare_rows
 from widgets.map_overlays import AgentLabelLayer, WitnessOverlay
 
+from app.shell.features import FeatureController
 from app.shell.onscreen import ShownWatch, on_screen
 
 #: Seconds between two refreshes of the panel's rows while playing.
 PANEL_PERIOD = 0.25
 
 
-class AgentsController(QtCore.QObject):
+class AgentsController(FeatureController):
     def __init__(self, session: Session, map_view: Any, panels: Any, docks: dict, drawing: Any,
                  select: Callable[[int | None], None], parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)

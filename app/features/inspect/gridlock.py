@@ -17,19 +17,19 @@ from core.sim.gridlock import Gridlock, GridlockDetector, detector_for, summary
 from core.studio.session import Session
 from core.view.gridlock import describe
 
-from app.shell.services import Shell
-from app.features.playback.controller import PlaybackController
+from app.shell.features import FeatureController
+from app.shell.services import Playback, Shell
 
 
-class GridlockController(QtCore.QObject):
-    def __init__(self, shell: Shell, session: Session, map_view: Any, playback: PlaybackController,
-                 window: QtWidgets.QWidget) -> None:
-        super().__init__(window)
+class GridlockController(FeatureController):
+    def __init__(self, shell: Shell, session: Session, map_view: Any, playback: Playback,
+                 dialog_parent: QtWidgets.QWidget) -> None:
+        super().__init__(dialog_parent)
         self.shell = shell
         self.session = session
         self.map = map_view
         self.playback = playback
-        self.window = window
+        self.dialog_parent = dialog_parent
         self.last_report = ""     # the text "Show the cycle" showed last (tests and scripts read it)
         self.action = QtGui.QAction("Show the &gridlock cycle", self)
         self.action.setShortcut(QtGui.QKeySequence("Ctrl+Shift+G"))
@@ -120,7 +120,7 @@ class GridlockController(QtCore.QObject):
         self.last_report = "\n".join(describe(g, names, clauses, state=k, program=program))
         head = summary(g, names, clauses, state=k)
         box = QtWidgets.QMessageBox(QtWidgets.QMessageBox.Icon.Information, "Gridlock", html.escape(head),
-                                    QtWidgets.QMessageBox.StandardButton.Ok, self.window)
+                                    QtWidgets.QMessageBox.StandardButton.Ok, self.dialog_parent)
         box.setInformativeText(f"<pre>{html.escape(self.last_report)}</pre>")
         box.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         box.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)

@@ -3,25 +3,25 @@ inspector's table, the Agents panel, --select) and the hover line of the status 
 statistics ask for steps through the playback controller."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore
 
 from core.base.codes import ACTION_NAMES
 from core.view.agent_rows import agents_in_cell, pick_in_cell
 from core.studio.session import Session
 
-from app.shell.services import Shell
-from app.features.playback.controller import PlaybackController
+from app.shell.features import FeatureController
+from app.shell.services import Playback, Shell
 
 
-class SelectionController(QtCore.QObject):
-    def __init__(self, shell: Shell, session: Session, playback: PlaybackController, map_view: Any, inspector: Any,
-                 stats: Any, hover_label: QtWidgets.QLabel, parent: QtCore.QObject | None = None) -> None:
+class SelectionController(FeatureController):
+    def __init__(self, shell: Shell, session: Session, playback: Playback, map_view: Any, inspector: Any,
+                 stats: Any, show_hover: Callable[[str], None], parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
         self.shell = shell
         self.session = session
-        self.hover_label = hover_label
+        self.show_hover = show_hover
         self.map = map_view
         map_view.agentClicked.connect(self._on_map_click)
         map_view.hovered.connect(self._on_hover)
@@ -58,7 +58,7 @@ class SelectionController(QtCore.QObject):
 
     def _on_hover(self, info: Any) -> None:
         if info is None:
-            self.hover_label.setText("")
+            self.show_hover("")
             return
         text = f"cell ({info.row}, {info.col}) · {info.semantic}"
         s = self.session
@@ -68,4 +68,4 @@ class SelectionController(QtCore.QObject):
             if k < s.num_steps:
                 act = f", {ACTION_NAMES[int(s.history.step_record(k).decided[info.agent])]}"
             text += f" · {info.agent_name}{act}"
-        self.hover_label.setText(text)
+        self.show_hover(text)

@@ -1,5 +1,5 @@
 """The simulations behind the recordings an Apply replaced: what undo and redo of Apply show again can be continued
-at once (part of the playback controller, app/features/playback/controller.py).
+at once (a part of the playback controller, app/features/playback/controller.py).
 
 Why: the Apply command (core/studio/apply_command.py) puts the recording from before an Apply back on undo, and
 the applied one on redo, without simulating anything; but the studio must be able to continue (step, play) the
@@ -13,25 +13,43 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import replace
-from typing import Any
+from typing import Any, Protocol
 
+from core.base.errors import LogiCityError
 from core.sim.provenance import provenance
+from core.sim.replay import config_from_episode
 from core.studio.apply import start_config
+from core.studio.session import Session
+
+from app.shell.worker import SimController
 
 __all__ = ["AppliedRecordings"]
 
 
-class AppliedRecordings:
-    """Mixed into :class:`app.features.playback.controller.PlaybackController` (``session``, ``sim``, ``drawing``,
-    ``syncing``, ``sim_steps``, ``start``, ``pause``, ``_changed``)."""
+class _Playback(Protocol):
+    """What the applied recordings read and set of the playback controller."""
 
-    session: Any
-    sim: Any
-    drawing: Any
+    session: Session
+    sim: SimController
     syncing: bool
     sim_steps: int
 
-    def init_recordings(self) -> None:
+    def start(self, project: Any) -> None: ...
+
+    def pause(self) -> None: ...
+
+    def notify_changed(self) -> None: ...
+
+    def schedule_redraw(self) -> None: ...
+
+
+class AppliedRecordings:
+    """The playback controller's record of the simulations the worker keeps for recordings an Apply replaced."""
+
+    def __init__(self, playback: _Playback) -> None:
+        self.pb = playback
+        self.session = playback.session
+        self.sim = playback.sim
         self.session.events.restored.connect(self._on_restored)
         self.session.stack.events.cleared.connect(lambda e: self._forget())
         #: id(recording) -> (recording, key of the worker's simulation that made it)
@@ -47,19 +65,19 @@ class AppliedRecordings:
     def launch(self, config: Any, previous: Any) -> None:
         """An Apply: keep the simulation of the ``previous`` recording for an undo, then simulate ``config`` from
         its start (a reset with the project's seed) or, ``config`` None, the recording branched in place."""
-        self.pause()
+        self.pb.pause()
         if previous is not None:
             self._keep(previous.history, previous.interventions)
         if config is None:
-            self.start(self.session.project)
-            self.drawing.schedule_redraw()
+            self.pb.start(self.session.project)
+            self.pb.schedule_redraw()
         else:
             self.sim.reset(config, self.session.project.seed)
 
     def _keep(self, history: Any, interventions: Any) -> None:
         """The worker keeps its simulation, which made ``history`` (up to its newest step at least) with the forced
         actions ``interventions``."""
-        if history is None or self.syncing or self.session.read_only is not None or self.sim_steps < \
+        if history is None or self.pb.syncing or self.session.read_only is not None or self.pb.sim_steps < \
                 history.num_steps:
             return
         key = next(self._stash_keys)
@@ -71,21 +89,21 @@ class AppliedRecordings:
     def _on_restored(self, e: Any) -> None:
         """Undo/redo of an Apply showed another recording: continue the simulation kept for it (no re-simulation),
         else re-simulate it in the background as when it is opened."""
-        self.pause()
+        self.pb.pause()
         if e.left is not None and e.left is not e.value:
             self._keep(e.left, e.left.meta.get("interventions") or ())   # the meta mirrors them
         kept = self._stashed.pop(id(e.value), None) if e.value is not None else None
         if kept is None or kept[0] is not e.value:
-            self._resync()
+            self.resync()
         else:
-            self.syncing = self.restoring = True
-            self.sim_steps = 0
+            self.pb.syncing = self.restoring = True
+            self.pb.sim_steps = 0
             self.sim.unstash(kept[1], self.session.num_steps)
             self.sim.set_interventions(self.session.interventions)
-            self._changed()
-        self.drawing.schedule_redraw()
+            self.pb.notify_changed()
+        self.pb.schedule_redraw()
 
-    def _resync(self) -> None:
+    def resync(self) -> None:
         """Re-simulate the shown recording so it can be continued: with the project's city and agents when they
         made it, else with those the recording embeds (its meta's ``config_texts``)."""
         s = self.session
@@ -94,17 +112,14 @@ class AppliedRecordings:
         if s.history is None or s.read_only is not None or \
                 s.history.meta.get("provenance") == provenance(s.project.config):
             self.restoring = False
-            self.start(s.project)
+            self.pb.start(s.project)
             return
-        from core.base.errors import LogiCityError
-        from core.sim.replay import config_from_episode
-
         try:
             config = replace(config_from_episode(s.history.meta), extra=dict(s.project.config.extra or {}))
         except LogiCityError:
             config = s.project.config     # the sync then continues it as far as it matches
-        self.sim_steps = 0
-        self.syncing = self.restoring = True
+        self.pb.sim_steps = 0
+        self.pb.syncing = self.restoring = True
         self.sim.sync(start_config(config, s.history.meta), int(s.history.meta.get("seed", s.project.seed)),
                       s.positions(), s.interventions)
-        self._changed()
+        self.pb.notify_changed()

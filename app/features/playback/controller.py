@@ -13,7 +13,7 @@ the worker about breakpoints and forced actions as the session announces them.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, cast
+from typing import Any, Callable
 
 from PySide6 import QtCore, QtWidgets
 
@@ -27,23 +27,25 @@ from core.studio.commands import ForceAction
 from core.studio.problems import blocking_message, collect
 from core.studio.session import Session
 
-from app.shell.services import Shell
 from app.features.playback.applied import AppliedRecordings
 from app.features.playback.drawing import DrawController
-from app.features.playback.speed import DEFAULT_SPEED, SPEEDS, SpeedControls
+from app.features.playback.speed import DEFAULT_SPEED, SPEEDS
+from app.shell.features import FeatureController
+from app.shell.services import Shell
+from app.shell.worker import SimController
 
-__all__ = ["DEFAULT_SPEED", "SPEEDS", "PlaybackController", "SpeedControls"]
+__all__ = ["DEFAULT_SPEED", "SPEEDS", "PlaybackController"]
 
 
-class PlaybackController(QtCore.QObject, AppliedRecordings):
-    """See the module docstring. ``sim`` is the :class:`app.shell.worker.SimController`."""
+class PlaybackController(FeatureController):
+    """See the module docstring. ``sim`` is the simulation worker service."""
 
     changed = QtCore.Signal()                 # playing/replaying, sync state or the measured rate changed
     speedChanged = QtCore.Signal(float)
     syncProgress = QtCore.Signal(int, int)    # steps re-simulated, total (a loaded episode)
     refused = QtCore.Signal(str)              # simulating was refused: the errors in Problems (the text says why)
 
-    def __init__(self, shell: Shell, session: Session, sim: Any, drawing: DrawController,
+    def __init__(self, shell: Shell, session: Session, sim: SimController, drawing: DrawController,
                  parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
         self.shell = shell
@@ -76,13 +78,14 @@ class PlaybackController(QtCore.QObject, AppliedRecordings):
         sim.set_speed(self.speed)
         session.events.breakpoints.connect(lambda e: sim.set_breakpoints(e.value))
         session.events.interventions.connect(lambda e: sim.set_interventions(e.value))
-        self.init_recordings()
+        self.applied = AppliedRecordings(self)
 
     @property
     def playing(self) -> bool:
         return self.live or self.replaying
 
-    def _changed(self) -> None:
+    def notify_changed(self) -> None:
+        """Playing, replaying or the sync state changed: the drawing paces itself, listeners hear ``changed``."""
         self.drawing.set_playing(self.live, self.replaying, self.speed)
         if self.playing and self._hint is not None:   # "Press Space to play" must not stay up while playing
             if self.shell.last_message == self._hint[0]:
@@ -105,7 +108,7 @@ class PlaybackController(QtCore.QObject, AppliedRecordings):
             self.shell.status(f"Read-only replay of {s.read_only.name} ({s.num_steps} steps): play, scrub and "
                               f"inspect it; it cannot be simulated further. File ▸ Save project as… makes it a "
                               f"project that can.", 20000)
-            self._changed()
+            self.notify_changed()
             pending, self._pending_after_reset = self._pending_after_reset, []
             for fn in pending:
                 fn()
@@ -117,7 +120,7 @@ class PlaybackController(QtCore.QObject, AppliedRecordings):
         else:
             self.syncing = False
             self.sim.reset(project.config, project.seed)
-        self._changed()
+        self.notify_changed()
 
     # ---- the worker's messages ----------------------------------------------------------------------------------
     def _on_reset_done(self, gen: int, info: Any) -> None:
@@ -133,7 +136,7 @@ class PlaybackController(QtCore.QObject, AppliedRecordings):
         ready = f"Ready: {len(history.agents)} agents, seed {info.seed}."
         self._hint = (f"{ready} Press Space to play.", ready)
         self.shell.status(self._hint[0])
-        self._changed()
+        self.notify_changed()
         pending, self._pending_after_reset = self._pending_after_reset, []
         for fn in pending:
             fn()
@@ -162,21 +165,21 @@ class PlaybackController(QtCore.QObject, AppliedRecordings):
         if gen != self.sim.gen:
             return
         self.live = on
-        self._changed()
+        self.notify_changed()
 
     def _on_breakpoint(self, gen: int, hit: Any) -> None:
         if gen != self.sim.gen:
             return
         self.live = False
         self.set_cursor(min(hit.show, self.session.num_steps))   # before anyone hears that playback stopped
-        self._changed()
+        self.notify_changed()
         self.shell.status(f"Breakpoint: {hit.text}")
 
     def _on_worker_failed(self, gen: int, error: Any) -> None:
         """The simulation stopped on an error (its dialog comes from the job runner; the worker has rolled a failed
         step back, so the recording stays as it was). A text is an error found here in the GUI thread."""
         self.live = False
-        self._changed()
+        self.notify_changed()
         if isinstance(error, str):
             self.shell.show_error("Simulation problem", "(studio)", error, label="Component")
 
@@ -193,12 +196,12 @@ class PlaybackController(QtCore.QObject, AppliedRecordings):
         if gen != self.sim.gen:
             return
         if matched < 0:          # the simulation kept for a restored recording is gone: re-simulate it
-            self._resync()
+            self.applied.resync()
             return
         self.syncing = False
         self.sim_steps = matched
         t = self.session.num_steps
-        restored, self.restoring = self.restoring, False
+        restored, self.applied.restoring = self.applied.restoring, False
         if restored and matched >= t:
             self.shell.status(f"Recording shown again ({t} steps); it can be continued.")
         elif matched < t:
@@ -206,7 +209,7 @@ class PlaybackController(QtCore.QObject, AppliedRecordings):
                               f"after it); stepping beyond offers to branch there.", 12000)
         else:
             self.shell.status(f"Loaded episode ready ({t} steps); it can be continued.")
-        self._changed()
+        self.notify_changed()
 
     def _on_rate(self, r: float) -> None:
         self.measured_rate = r
@@ -250,7 +253,7 @@ class PlaybackController(QtCore.QObject, AppliedRecordings):
 
     def goto_dialog(self) -> None:
         s = self.session
-        k, ok = QtWidgets.QInputDialog.getInt(cast(QtWidgets.QWidget, self.shell), "Go to step",
+        k, ok = QtWidgets.QInputDialog.getInt(self.shell.dialog_parent, "Go to step",
                                               f"Step (0–{s.num_steps}):", s.cursor, 0, s.num_steps)
         if ok:
             self.set_cursor(k, pause=True)
@@ -269,7 +272,7 @@ class PlaybackController(QtCore.QObject, AppliedRecordings):
             self._replay_timer.start(self._replay_interval())
         else:
             self._play_live(resume_from=s.cursor)   # likewise for the first step the worker simulates
-        self._changed()
+        self.notify_changed()
 
     def _replay_interval(self) -> int:
         return 16 if self.speed <= 0 else max(1, int(1000 / self.speed))
@@ -317,7 +320,7 @@ class PlaybackController(QtCore.QObject, AppliedRecordings):
         if self.session.history is not None:
             self.sim.ack(self.session.history.num_states - 1)
         if was:
-            self._changed()
+            self.notify_changed()
 
     def _replay_tick(self) -> None:
         s = self.session
@@ -325,7 +328,7 @@ class PlaybackController(QtCore.QObject, AppliedRecordings):
             self._replay_timer.stop()
             self.replaying = False
             self._play_live()
-            self._changed()
+            self.notify_changed()
             return
         k = s.cursor
         self.set_cursor(k + 1)
@@ -418,26 +421,39 @@ class PlaybackController(QtCore.QObject, AppliedRecordings):
         self.set_cursor(k)
         self.drawing.flush_redraw()
 
-    def reset_simulation(self, seed: int | None = None, confirm: bool = True) -> None:
-        """Discard the recording and start again from the seed (asks first when steps are recorded)."""
+    def reset_simulation(self, seed: int | None = None, confirm: bool = True) -> bool:
+        """Discard the recording and start again from the seed (asks first when steps are recorded); False when
+        refused or cancelled."""
         s = self.session
         if s.project is None or self.refused_read_only("reset the simulation") or \
                 self.refused_problems("start the simulation"):
-            return
+            return False
         if confirm and s.num_steps > 0:
             ans = self.shell.ask("reset", "Reset the simulation?",
                                  f"This discards the {s.num_steps} recorded steps and restarts from the seed.",
                                  [("reset", "Reset"), ("cancel", "Cancel")], "reset")
             if ans != "reset":
-                return
+                return False
         self.pause()
         s.restart(seed)
         self.sim.reset(s.project.config, s.project.seed)
+        return True
+
+    def reset_scene(self, config: Any, scene: Any, seed: int) -> None:
+        """Start a new recording whose state 0 is ``scene`` (the session was restarted by the caller)."""
+        self.sim.reset_scene(config, scene, seed)
+
+    def launch(self, config: Any, previous: Any) -> None:
+        """An Apply (see :meth:`AppliedRecordings.launch`)."""
+        self.applied.launch(config, previous)
+
+    def schedule_redraw(self) -> None:
+        self.drawing.schedule_redraw()
 
     def seed_dialog(self) -> None:
         if self.session.project is None or self.refused_read_only("change the seed"):
             return
-        seed, ok = QtWidgets.QInputDialog.getInt(cast(QtWidgets.QWidget, self.shell), "Random seed",
+        seed, ok = QtWidgets.QInputDialog.getInt(self.shell.dialog_parent, "Random seed",
                                                  "Seed (restarts the simulation):", int(self.session.project.seed),
                                                  0, 2**31 - 1)
         if ok:
@@ -485,8 +501,21 @@ class PlaybackController(QtCore.QObject, AppliedRecordings):
         else:
             self._pending_after_reset.append(fn)
 
+    def shutdown(self, wait_ms: int) -> bool:
+        """Closing: stop playing first (the other features' background work is asked next)."""
+        self.pause()
+        return True
+
     def stop(self) -> None:
-        """Closing: stop playing and replaying."""
+        """Closing: stop playing, replaying and drawing; the speed is remembered for the next run."""
         self.pause()
         self._replay_timer.stop()
+        self.drawing.stop()
+        self.shell.settings.setValue("sim/speed", self.speed)
+
+    def restore_speed(self) -> None:
+        """The speed of the last run (settings key ``sim/speed``), when it is one of :data:`SPEEDS`."""
+        sp = float(self.shell.settings.value("sim/speed", DEFAULT_SPEED))
+        if sp in [v for _, v in SPEEDS]:
+            self.set_speed(sp)
 

@@ -45,7 +45,7 @@ class DrawController(QtCore.QObject):
     drawn = QtCore.Signal(int)        # the state just drawn on the map
 
     def __init__(self, session: Session, sim: Any, map_view: Any, legend: Any, inspector: Any, stats: Any,
-                 docks: dict[str, QtWidgets.QDockWidget], parent: QtCore.QObject | None = None) -> None:
+                 parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
         self.session = session
         self.sim = sim                 # app.shell.worker.SimController: acks go to it
@@ -53,7 +53,6 @@ class DrawController(QtCore.QObject):
         self.legend = legend
         self.inspector = inspector
         self.stats = stats
-        self.docks = docks
         self.inspector_model: Inspector | None = None
         self.playing = False           # live or replaying (set_playing)
         self._paced = False            # limit to 60 frames per second
@@ -87,6 +86,10 @@ class DrawController(QtCore.QObject):
         ev.interventions.connect(lambda e: self.schedule_redraw())   # a forced action shows at once (ring, colours)
         ev.selection.connect(self._on_selection)
         ev.view.connect(lambda e: self.schedule_redraw() if {"colour_by", "paths"} & set(e.changed) else None)
+
+    def set_config(self, config: Any) -> None:
+        """The project now runs ``config`` (edited rules): the inspector explains with its program from now on."""
+        self.inspector_model = Inspector(config)
 
     # ---- session events -----------------------------------------------------------------------------------------
     def _on_project(self, event) -> None:

@@ -1,7 +1,7 @@
 """The Problems panel's controller: collects every registered checker's findings (core/studio/problems.py) after each
 edit, shows them, and leads from an entry to the cells on the map (centred and highlighted) or to the agent.
 
-Why a feature of its own (registered here, installed through app/shell/features.py): the city editor, the agent editor
+Why a feature of its own: the city editor, the agent editor
 and the rule diagnostics all report through it, and the playback's "refuse to simulate on errors" check uses the
 same collection (:func:`core.studio.problems.blocking_message`), so the panel and the refusal never disagree.
 
@@ -17,9 +17,8 @@ from PySide6 import QtCore
 
 from core.studio.problems import ERROR, Problem, collect
 
-from app.shell.features import FeatureSpec, register
-from app.shell.panels import BOTTOM, PanelSpec
-from app.shell.panels import register as register_panel
+from app.shell.features import FeatureController, FeatureHost
+from app.shell.menus import ActionSpec
 
 #: Wait (ms) after the last change before checking again.
 RECHECK_DELAY_MS = 120
@@ -33,12 +32,13 @@ def safe_collect(session: Any) -> list[Problem]:
         return [Problem(ERROR, f"a problem check failed: {type(exc).__name__}: {exc}", "studio")]
 
 
-class ProblemsController(QtCore.QObject):
+class ProblemsController(FeatureController):
     """Keeps the Problems panel current and makes its entries lead somewhere (see the module docstring)."""
 
-    def __init__(self, host: Any) -> None:
-        super().__init__(host.window)
+    def __init__(self, host: FeatureHost) -> None:
+        super().__init__(host.shell.dialog_parent)
         self.host = host
+        self.shell = host.shell
         self.session = host.session
         self.map = host.map
         self.panel = host.panels.widget("problems")
@@ -50,19 +50,15 @@ class ProblemsController(QtCore.QObject):
         # not on "modified": recording a step or saving changes nothing a checker reads (city, agents, ontology,
         # rule texts change through commands, the stack index below), and the first recorded step would re-check
         # everything as playback starts (a stall of tens of ms with 200 agents)
-        for name in ("project", "history"):
-            getattr(ev, name).connect(lambda e: self.schedule())
-        if hasattr(ev, "city"):
-            ev.city.connect(lambda e: self.schedule())
+        for emitter in (ev.project, ev.history):
+            emitter.connect(lambda e: self.schedule())
         self.session.stack.events.index.connect(lambda e: self.schedule())
         self.panel.activated.connect(self.show_problem)
         self.panel.refreshRequested.connect(self.refresh_now)
-        self.action = host.action("Problems", self.show_panel, "Ctrl+Shift+M",
-                                  "Show the Problems panel (city, agents, rules)")
-        host.menu("&View").addAction(self.action)
-        playback = getattr(host.window, "playback", None)
-        if playback is not None and hasattr(playback, "refused"):
-            playback.refused.connect(lambda text: self.show_panel())
+        self.action = host.add(ActionSpec("Problems", self.show_panel, "Ctrl+Shift+M",
+                                          "Show the Problems panel (city, agents, rules)", menu="view",
+                                          section="panels"))
+        host.playback.refused.connect(lambda text: self.show_panel())
         self.schedule()
 
     def schedule(self) -> None:
@@ -76,10 +72,9 @@ class ProblemsController(QtCore.QObject):
 
     def show_panel(self) -> None:
         """Open the Problems dock and check now."""
-        dock = self.host.docks.get("problems") if hasattr(self.host.docks, "get") else None
-        if dock is not None:
-            dock.show()
-            dock.raise_()          # a tab next to the Timeline (its full width for the long messages)
+        dock = self.host.docks["problems"]
+        dock.show()
+        dock.raise_()          # a tab next to the Timeline (its full width for the long messages)
         self.refresh_now()
 
     def show_problem(self, problem: Problem) -> None:
@@ -91,20 +86,8 @@ class ProblemsController(QtCore.QObject):
             self.map.tools.highlight([])
         if problem.agent and problem.agent in self.session.agent_names:
             self.session.select_name(problem.agent)
-        self.host.window.status(f"{problem.severity}: {problem.message}", 12000)
+        self.shell.status(f"{problem.severity}: {problem.message}", 12000)
 
     def shutdown(self, wait_ms: int) -> bool:
         self._timer.stop()
         return True
-
-
-def _panel(session: Any, jobs: Any):
-    from widgets.problems.problems_panel import ProblemsPanel
-
-    return ProblemsPanel()
-
-
-#: a tab next to the Timeline: the whole window's width for its messages; docked beside the Timeline instead, even
-#: hidden, it made the window wider than a 1000-pixel screenshot asks for (Timeline's minimum + its own)
-register_panel(PanelSpec("problems", "Problems", BOTTOM, _panel, visible=False, tabify_with="timeline"))
-register(FeatureSpec("problems", ProblemsController))

@@ -6,28 +6,26 @@ status line and the log.
 """
 from __future__ import annotations
 
-from core.base.paths import ROOT
-
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from PySide6 import QtCore, QtWidgets
 
 from core.base.errors import LogiCityError
+from core.base.paths import DEFAULT_MODE, ROOT
 from core.project.model import Project, describe_error, is_project, manifest_name, replaced_files
 from core.studio.episode_file import is_episode_file
 from core.studio.session import Session, load_target
 
 from app.shell import gui_gc
+from app.shell.features import FeatureController
+from app.shell.services import Playback, Shell
 from app.shell.settings import add_recent, recent_files, remove_recent
-from app.shell.services import Shell
-from app.features.playback.controller import PlaybackController
-
-DEFAULT_MODE = ROOT / "configs" / "modes" / "default.yaml"
 
 
-class ProjectController(QtCore.QObject):
-    def __init__(self, shell: Shell, session: Session, playback: PlaybackController,
+
+class ProjectController(FeatureController):
+    def __init__(self, shell: Shell, session: Session, playback: Playback,
                  parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
         self.shell = shell
@@ -36,7 +34,7 @@ class ProjectController(QtCore.QObject):
 
     @property
     def _widget(self) -> QtWidgets.QWidget:
-        return cast(QtWidgets.QWidget, self.shell)
+        return self.shell.dialog_parent
 
     # ---- opening ------------------------------------------------------------------------------------------------
     def open_dialog(self) -> None:

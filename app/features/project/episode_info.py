@@ -1,42 +1,41 @@
 """File ▸ Episode info… (Ctrl+Shift+I): which city and agents produced each saved episode of the project and the
-recording on screen (issue 11, Apply: "the recorded episode remembers which city/agents produced it").
+recording on screen (the recorded episode remembers which city and agents produced it).
 
 The content is plain data from :mod:`core.studio.episode_info` (the manifest's ``provenance`` of each episode,
 written by core/project/model.py on save, and the shown recording's meta); the window is :mod:`widgets.project.episode_info`.
 """
 from __future__ import annotations
 
-from typing import Any
+from core.studio.episode_info import recording_lines, saved_episodes
+from widgets.project.episode_info import EpisodeInfo
 
-from app.shell.features import FeatureSpec, register
+from app.shell.features import FeatureController, FeatureHost
+from app.shell.menus import ActionSpec
 
 __all__ = ["EpisodeInfoController"]
 
 
-class EpisodeInfoController:
-    def __init__(self, host: Any) -> None:
+class EpisodeInfoController(FeatureController):
+    def __init__(self, host: FeatureHost) -> None:
+        super().__init__(host.shell.dialog_parent)
         self.host = host
         self.session = host.session
-        self.dialog = None
-        self.action = host.action("Episode &info…", self.show, "Ctrl+Shift+I",
-                                  "The saved episodes and the city and agents that produced each")
-        host.menu("&File").addAction(self.action)
+        self.dialog: EpisodeInfo | None = None
+        self.action = host.add(ActionSpec("Episode &info…", self.show, "Ctrl+Shift+I",
+                                          "The saved episodes and the city and agents that produced each",
+                                          menu="file", section="info"))
         ev = self.session.events
-        for name in ("project", "history", "saved", "agents", "truncated"):
-            getattr(ev, name).connect(lambda e: self.refresh())
+        for emitter in (ev.project, ev.history, ev.saved, ev.agents, ev.truncated):
+            emitter.connect(lambda e: self.refresh())
 
     def show(self) -> None:
-        from widgets.project.episode_info import EpisodeInfo
-
         if self.dialog is None:
-            self.dialog = EpisodeInfo(self.host.window)
+            self.dialog = EpisodeInfo(self.host.shell.dialog_parent)
         self.refresh(force=True)
         self.dialog.show()
         self.dialog.raise_()
 
     def refresh(self, force: bool = False) -> None:
-        from core.studio.episode_info import recording_lines, saved_episodes
-
         if self.dialog is None or not (force or self.dialog.isVisible()):
             return
         saved = []
@@ -51,6 +50,3 @@ class EpisodeInfoController:
         if self.dialog is not None:
             self.dialog.close()
         return True
-
-
-register(FeatureSpec("episode_info", EpisodeInfoController))

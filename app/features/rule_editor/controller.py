@@ -1,5 +1,5 @@
 """The rule editor feature: rule editor, ontology editor and analysis panels, Rules menu, F7 Analyze, Apply and
-"Load as scene" (issue 12).
+"Load as scene".
 
 Data flow (docs/architecture.md): the project's rule text and ontology live in a Qt-free
 :class:`core.studio.rule_commands.RuleWorkspace`; every keystroke the editor announces becomes an
@@ -28,9 +28,13 @@ from core.studio.rule_commands import (AddConceptPredicate, EditRuleText, Remove
                                        SetPredicateGrounding,
                                        SetPredicateParams, concept_groundings)
 
-from app.shell.features import FeatureSpec, register
-from app.shell.panels import BOTTOM, RIGHT, PanelSpec, register as register_panel
-from app.features.rule_editor.apply import RuleApplyMixin
+from widgets.rule_editor.analysis_panel import AnalysisPanel
+from widgets.rule_editor.editor import RuleEditor
+from widgets.rule_editor.ontology_editor import OntologyEditor
+
+from app.features.rule_editor.apply import RuleApply
+from app.shell.features import FeatureController, FeatureHost
+from app.shell.menus import MenuSpec
 
 __all__ = ["RuleEditorController", "DEBOUNCE_MS"]
 
@@ -43,22 +47,23 @@ RULE_EDITOR_HEIGHT = 300
 PANEL_HEIGHT = 420
 
 
-class RuleEditorController(QtCore.QObject, RuleApplyMixin):
-    """See the module docstring. ``host`` is the window's :class:`app.shell.features.FeatureHost`."""
+class RuleEditorController(FeatureController):
+    """See the module docstring."""
 
     diagnosed = QtCore.Signal(str)          # key: new diagnostics are shown for that document
     analysed = QtCore.Signal(object)        # RulesAnalysis
 
-    def __init__(self, host: Any) -> None:
-        super().__init__(host.window)
+    def __init__(self, host: FeatureHost) -> None:
+        super().__init__(host.shell.dialog_parent)
         self.host = host
-        self.window = host.window
+        self.shell = host.shell
         self.session = host.session
         self.jobs = host.jobs
-        self.editor = host.panels.widget("rule_editor")
-        self.ontology_editor = host.panels.widget("ontology_editor")
-        self.analysis = host.panels.widget("rule_analysis")
+        self.editor: RuleEditor = host.panels.widget("rule_editor")
+        self.ontology_editor: OntologyEditor = host.panels.widget("ontology_editor")
+        self.analysis: AnalysisPanel = host.panels.widget("rule_analysis")
         self.workspace: RuleWorkspace | None = None
+        self.applying = RuleApply(host.shell, host.session, host.playback, host.drawing, lambda: self.workspace)
         self.diagnostics: dict[str, list[Diagnostic]] = {}
         self.edit_time: float | None = None        # perf_counter of the last edit (latency of its diagnostics)
         self.last_latency_ms: float | None = None
@@ -79,12 +84,11 @@ class RuleEditorController(QtCore.QObject, RuleApplyMixin):
         self.analysis.analyzeRequested.connect(self.analyze)
         self.analysis.cancelRequested.connect(self.cancel_analysis)
         self.analysis.lineActivated.connect(self.goto_line)
-        self.analysis.sceneRequested.connect(self.load_scene)
+        self.analysis.sceneRequested.connect(self.applying.load_scene)
         self.session.events.project.connect(lambda e: self.load_project())
         self.session.events.saved.connect(self._on_saved)
         problem_registry.register_checker("rules", self.problems, replace=True)
-        if "problems" in host.panels and hasattr(host.panels.widget("problems"), "activated"):
-            host.panels.widget("problems").activated.connect(self._on_problem_activated)
+        host.panels.widget("problems").activated.connect(self._on_problem_activated)
         if self.session.project is not None:
             self.load_project()
 
@@ -93,12 +97,12 @@ class RuleEditorController(QtCore.QObject, RuleApplyMixin):
         h = self.host
         self.analyze_action = h.action("&Analyze rules", self.analyze, "F7",
                                        "Conflicts, dead clauses, strata, deadlocks and coverage of the edited rules")
-        self.apply_branch_action = h.action("Apply rules from the shown &step", self.apply_from_shown, None,
+        self.apply_branch_action = h.action("Apply rules from the shown &step", self.applying.apply_from_shown, None,
                                             "Re-decide from the shown step with the edited rules (a branch: the "
                                             "steps before it are kept with their explanations)")
-        self.apply_reset_action = h.action("Apply rules and re-simulate from step &0", self.apply_from_start, None,
-                                           "Restart the simulation from the seed with the edited rules")
-        menu = h.menu("&Tools").addMenu("&Rules")
+        self.apply_reset_action = h.action("Apply rules and re-simulate from step &0", self.applying.apply_from_start,
+                                           None, "Restart the simulation from the seed with the edited rules")
+        menu = h.menu("tools/rules", MenuSpec("tools/rules", "&Rules"), section="rules")
         menu.setObjectName("menu_rules")
         for name, text in (("rule_editor", "Rule &editor"), ("ontology_editor", "&Ontology editor"),
                            ("rule_analysis", "Analysis &results")):
@@ -121,13 +125,7 @@ class RuleEditorController(QtCore.QObject, RuleApplyMixin):
         tb.addAction(self.save_action)
 
     def show_panel(self, name: str) -> None:
-        dock = self.host.docks.get(name)
-        if dock is not None:
-            dock.show()
-            dock.raise_()
-            want = RULE_EDITOR_HEIGHT if name == "rule_editor" else PANEL_HEIGHT
-            if not dock.isFloating() and dock.height() < want:   # taken from the panel above / the map
-                self.window.resizeDocks([dock], [want], QtCore.Qt.Orientation.Vertical)
+        self.host.panels.show(name, RULE_EDITOR_HEIGHT if name == "rule_editor" else PANEL_HEIGHT)
 
     # ---- documents ----------------------------------------------------------------------------------------------
     def load_project(self) -> None:
@@ -229,14 +227,12 @@ class RuleEditorController(QtCore.QObject, RuleApplyMixin):
         return out
 
     def _refresh_problems_panel(self) -> None:
-        """Ask the Problems panel's controller (when the window has one) to collect again."""
-        ctl = (getattr(self.window, "features", None) or {}).get("problems")
-        if ctl is not None and hasattr(ctl, "schedule"):
-            ctl.schedule()
+        """Ask the Problems panel to collect again."""
+        self.host.problems.schedule()
 
-    def _on_problem_activated(self, problem: Any) -> None:
+    def _on_problem_activated(self, problem: problem_registry.Problem) -> None:
         """A rule problem clicked in the Problems panel: show its line in the rule editor."""
-        if getattr(problem, "source", "") == "rules" and problem.line:
+        if problem.source == "rules" and problem.line:
             self.goto_line(problem.line)
 
     def goto_line(self, line: int, key: str | None = None) -> None:
@@ -358,7 +354,7 @@ class RuleEditorController(QtCore.QObject, RuleApplyMixin):
 
     # ---- saving -------------------------------------------------------------------------------------------------
     def save(self) -> bool:
-        return bool(self.window.projects.save())
+        return bool(self.host.projects.save())
 
     def _on_saved(self, event: Any) -> None:
         """After a project save: write the rule text as typed (and an edited ontology) over the parts the save
@@ -377,7 +373,7 @@ class RuleEditorController(QtCore.QObject, RuleApplyMixin):
                 if name:
                     atomic_write_text(root / name, text)
         except OSError as exc:
-            self.window.show_error("Rule file not saved", str(root), str(exc))
+            self.shell.show_error("Rule file not saved", str(root), str(exc))
             self.session.mark_modified()      # the rule text on disk is not the editor's: still unsaved
             return
         if any(d.severity == "error" for diags in self.diagnostics.values() for d in diags):
@@ -398,30 +394,3 @@ def _plain(v: Any) -> Any:
     if isinstance(v, list):
         return [_plain(x) for x in v]
     return v
-
-
-def _rule_editor_panel(session: Any, jobs: Any) -> QtWidgets.QWidget:
-    from widgets.rule_editor.editor import RuleEditor
-
-    return RuleEditor()
-
-
-def _ontology_panel(session: Any, jobs: Any) -> QtWidgets.QWidget:
-    from widgets.rule_editor.ontology_editor import OntologyEditor
-
-    return OntologyEditor()
-
-
-def _analysis_panel(session: Any, jobs: Any) -> QtWidgets.QWidget:
-    from widgets.rule_editor.analysis_panel import AnalysisPanel
-
-    return AnalysisPanel()
-
-
-register_panel(PanelSpec("rule_editor", "Rule editor", BOTTOM, _rule_editor_panel, visible=False,
-                         tabify_with="timeline"))
-register_panel(PanelSpec("ontology_editor", "Ontology editor", RIGHT, _ontology_panel, visible=False,
-                         tabify_with="statistics", open_height=380))
-register_panel(PanelSpec("rule_analysis", "Rule analysis", RIGHT, _analysis_panel, visible=False,
-                         tabify_with="statistics", open_height=420))
-register(FeatureSpec("rule_editor", lambda host: RuleEditorController(host)))

@@ -19,6 +19,8 @@ import copy
 
 from PySide6 import QtCore
 
+from app.shell.features import FeatureHost
+
 from widgets.spf.observation_overlay import ObservationOverlay
 from widgets.timeline import Marker
 
@@ -47,17 +49,18 @@ def timeline_markers(drive) -> list[Marker]:
 
 
 class BranchDriver(QtCore.QObject):
-    """The studio side of a model-driven branch; ``panel`` is the Models panel, ``window`` the main window (its
-    shell, playback controller and map)."""
+    """The studio side of a model-driven branch; ``panel`` is the Models panel."""
 
     finished = QtCore.Signal(object)   # the BranchDrive once the studio's simulation has the steps
 
-    def __init__(self, panel, window) -> None:
+    def __init__(self, panel, host: FeatureHost) -> None:
         super().__init__(panel)
-        self.panel, self.window = panel, window
-        self.session = window.session
-        self.playback = window.playback
-        self.overlay = ObservationOverlay(window.map.vb)
+        self.panel = panel
+        self.shell = host.shell
+        self.session = host.session
+        self.playback = host.playback
+        self.timeline = host.timeline
+        self.overlay = ObservationOverlay(host.map.vb)
         self.drive = None               # the BranchDrive shown
         self.mismatch: int | None = None
         self.handle = None
@@ -104,7 +107,7 @@ class BranchDriver(QtCore.QObject):
             except LogiCityError as exc:
                 why = str(exc)
         if why is not None:
-            self.window.status(f"Cannot let the model drive: {why}", 10000)
+            self.shell.status(f"Cannot let the model drive: {why}", 10000)
             self.panel.branch_label.setText(f"Cannot let the model drive: {why}")
             return False
         from core.studio.apply import new_simulation, start_config
@@ -145,7 +148,7 @@ class BranchDriver(QtCore.QObject):
             self.panel.branch_label.setText("The recording changed while the model drove; nothing was applied.")
             return
         if s.num_steps > k:
-            ans = self.window.ask("model_branch", "Branch the episode?",
+            ans = self.shell.ask("model_branch", "Branch the episode?",
                                   f"The model drove {drive.ego_name} from step {k} for {len(drive.episode.steps)} "
                                   f"steps. Branch at step {k} (discard the recorded steps {k + 1}–{s.num_steps}) "
                                   f"and simulate its run?", [("branch", f"Branch at step {k}"), ("cancel", "Cancel")],
@@ -173,7 +176,7 @@ class BranchDriver(QtCore.QObject):
             text += (f". WARNING: the studio's simulation put {drive.ego_name} elsewhere at step {self.mismatch}; "
                      f"the panel shows the model's own run")
         self.panel.branch_label.setText(text)
-        self.window.status(text, 10000)
+        self.shell.status(text, 10000)
         self.panel.show_branch(drive)
         self._mark(drive)
         self.playback.set_cursor(drive.start)
@@ -210,19 +213,15 @@ class BranchDriver(QtCore.QObject):
 
     def _mark(self, drive, before: int | None = None) -> None:
         """Mark the branch's disagreements and violations (the steps before ``before``) on the studio's timeline."""
-        ctl = getattr(self.window, "timeline_ctl", None)
-        if ctl is not None:
-            ctl.set_extra(TIMELINE_GROUP, [DISAGREES_LANE, VIOLATION_LANE],
-                          [m for m in timeline_markers(drive) if before is None or m.step < before])
+        self.timeline.set_extra(TIMELINE_GROUP, [DISAGREES_LANE, VIOLATION_LANE],
+                                [m for m in timeline_markers(drive) if before is None or m.step < before])
 
     def forget(self) -> None:
         """The branch is no longer in the recording (a new recording, a branch before it) or the model that drove
         it was unloaded: its overlay and timeline markers go."""
         self.drive = None
         self.overlay.show(None)
-        ctl = getattr(self.window, "timeline_ctl", None)
-        if ctl is not None:
-            ctl.set_extra(TIMELINE_GROUP)
+        self.timeline.set_extra(TIMELINE_GROUP)
 
     def shutdown(self, wait_ms: int) -> bool:
         if self.handle is not None and self.handle.is_running():

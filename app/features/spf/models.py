@@ -1,4 +1,4 @@
-"""Studio Models panel for SPF (issue 14): load a trained run (``spf train --out DIR``), let it drive an episode of
+"""Studio Models panel for SPF: load a trained run (``spf train --out DIR``), let it drive an episode of
 its mode's validation or test set on the job runner, and inspect it step by step (widgets/spf/model_view.py):
 model vs oracle action, action probabilities or Q-values, the observation's facts, timeline markers where they
 disagree or a rule was violated; the loaded episodes' TSR / DSR accumulate in the panel's summary.
@@ -11,8 +11,8 @@ step* lets the model drive the car selected in the studio from the step shown, a
 
 *Train…* opens :class:`app.features.spf.train_dialog.TrainDialog`; a finished run is loaded into the panel.
 
-Registered as the ``spf_models`` dock (View ▸ Docks ▸ SPF models) and a Tools ▸ *SPF models…* action
-(Ctrl+Alt+M) that shows it.
+The ``spf_models`` dock (View ▸ Docks ▸ SPF models); Tools ▸ *SPF models…* (Ctrl+Alt+M) shows it
+(app/features/spf/spec.py).
 """
 from __future__ import annotations
 
@@ -20,10 +20,12 @@ from pathlib import Path
 
 from PySide6 import QtCore, QtWidgets
 
-from app.shell.features import FeatureSpec, register as register_feature
-from app.shell.panels import RIGHT, PanelSpec, register as register_panel
-from app.features.spf.run_load import ask_run, describe_run, load_run_or_warn, load_run_row
 from widgets.spf.model_view import ModelEpisodeView
+
+from app.features.spf.model_branch import BranchDriver
+from app.features.spf.play import SPFLauncher
+from app.features.spf.run_load import ask_run, describe_run, load_run_or_warn, load_run_row
+from app.features.spf.train_dialog import TrainDialog
 
 
 class SPFModelsPanel(QtWidgets.QWidget):
@@ -35,8 +37,9 @@ class SPFModelsPanel(QtWidgets.QWidget):
         self.episodes: dict[tuple[str, int], object] = {}
         self.episodes_b: dict[tuple[str, int], object] = {}
         self.handle = None
-        self.branch = None               # app.features.spf.model_branch.BranchDriver once installed in the studio
-        self.spf_launcher = None         # the studio's SPF window launcher (app.features.spf.play.SPFLauncher)
+        self.branch: BranchDriver | None = None    # set when the panel is installed in the studio
+        self.spf_launcher: SPFLauncher | None = None   # the studio's SPF window launcher
+        self.train_dialog: TrainDialog | None = None
         lay = QtWidgets.QVBoxLayout(self)
         row, self.load_button, self.run_label = load_run_row(self._ask_run)
         self.unload_button = QtWidgets.QPushButton("Unload")
@@ -228,8 +231,6 @@ class SPFModelsPanel(QtWidgets.QWidget):
         """Open the SPF play window on the chosen episode of the model's mode and let the model drive it."""
         if self.policy is None:
             return None
-        from app.features.spf.play import SPFLauncher
-
         if self.spf_launcher is None:
             self.spf_launcher = SPFLauncher(self)
         win = self.spf_launcher.open()
@@ -240,10 +241,8 @@ class SPFModelsPanel(QtWidgets.QWidget):
             win.model_driver.set_driving(True)
         return win
 
-    def open_train_dialog(self):
-        from app.features.spf.train_dialog import TrainDialog
-
-        if getattr(self, "train_dialog", None) is None:
+    def open_train_dialog(self) -> TrainDialog:
+        if self.train_dialog is None:
             self.train_dialog = TrainDialog(self.jobs, self)
             self.train_dialog.runFinished.connect(self.load)
         self.train_dialog.show()
@@ -306,37 +305,3 @@ def _blank(pol):
     from core.tasks.spf.learning.replay import ModelEpisode
 
     return ModelEpisode(pol.mode, "", 0, pol.__name__)
-
-
-def _install(host):
-    def show():
-        dock = host.docks.get("spf_models")
-        if dock is not None:
-            dock.show()
-            dock.raise_()
-
-    host.menu("&Tools").addAction(host.action("SPF &models…", show, "Ctrl+Alt+M",
-                                              "Load a trained SPF model and watch it drive an episode"))
-    dock = host.docks.get("spf_models")
-    panel = None if dock is None else (dock.widget() if isinstance(dock.widget(), SPFModelsPanel)
-                                       else dock.findChild(SPFModelsPanel))
-    if panel is None:
-        return None
-    from app.features.spf.model_branch import BranchDriver
-
-    panel.branch = BranchDriver(panel, host.window)
-    panel.spf_launcher = getattr(host.window, "spf", None)
-
-    def drive_selected():
-        show()
-        panel.drive_from_shown_step()
-
-    host.menu("&Tools").addAction(host.action(
-        "SPF model drives the selected car", drive_selected, "Ctrl+Alt+B",
-        "Branch at the shown step: the selected car follows the loaded SPF model, everybody else the rules"))
-    return panel
-
-
-register_panel(PanelSpec("spf_models", "SPF models", RIGHT, lambda session, jobs: SPFModelsPanel(session, jobs),
-                         visible=False))
-register_feature(FeatureSpec("spf_models", _install))

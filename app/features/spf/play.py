@@ -5,7 +5,7 @@ the :class:`widgets.spf.panel.SPFPanel`. Keys 1–4 act (Slow, Normal, Fast, Sto
 parts, violations with the violated clause, steps left and the outcome; the slider scrubs back through the
 run; the run can be saved as a demonstration (same format as ``python main.py spf collect``). A run with unsaved
 steps is never dropped silently: starting another episode, switching the mode or episode set, or closing the window
-asks "Save this run as a demonstration?" (Save / Discard / Cancel; tests pre-answer through ``win.answers``).
+asks "Save this run as a demonstration?" (Save / Discard / Cancel, through the window's dialogs).
 
 The session (:class:`core.tasks.spf.session.PlaySession`) runs in the GUI thread: one SPF step takes about a
 millisecond, far below a key press.
@@ -23,10 +23,12 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from core.base.codes import ACTION_NAMES, Action
 from core.base.errors import LogiCityError
 from core.view.agent_rows import violation_witnesses
-from widgets.choice_dialog import ask_choice
 from widgets.map_overlays import WitnessOverlay
 from widgets.map_view import MapView
 from widgets.spf.panel import SPFPanel
+
+from app.features.spf.play_model import SPFModelDriver
+from app.shell.dialogs import Dialogs, QtDialogs, UnattendedDialogs
 
 #: the same key map as core.tasks.spf.session.KEY_MAP (kept here so opening the studio does not import the
 #: task package; a test checks they agree)
@@ -39,15 +41,15 @@ VIEW_RADIUS = 45
 class SPFPlayWindow(QtWidgets.QMainWindow):
     stateShown = QtCore.Signal(int)
 
-    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+    def __init__(self, parent: QtWidgets.QWidget | None = None, dialogs: Dialogs | None = None) -> None:
         super().__init__(parent)
+        self.dialogs: Dialogs = dialogs if dialogs is not None else QtDialogs()
+        self.model_driver: SPFModelDriver | None = None
         self.setWindowTitle("LogiCity Studio — Safe Path Following")
         self.sessions: dict = {}   # (mode, split) -> core.tasks.spf.session.PlaySession
         self.session = None
         self.shown = 0
         self.last_saved: Path | None = None
-        self.answers: dict[str, str] = {}   # tests pre-answer questions by key (see ask()); "save_path" too
-        self.last_error: tuple[str, str] | None = None   # (title, text) of the last warning shown
         self._saved_steps = 0               # steps of the current run already saved or discarded
         self.map = MapView(self)
         self.map.setObjectName("spfMap")
@@ -77,9 +79,7 @@ class SPFPlayWindow(QtWidgets.QMainWindow):
             sc.setContext(QtCore.Qt.ShortcutContext.WindowShortcut)
             sc.activated.connect(lambda a=int(action): self.act(a))
         self._on_choice(self.panel.mode, self.panel.split)
-        from app.features.spf.play_model import SPFModelDriver   # the Model dock: a trained run drives the ego (keys 5, M)
-
-        self.model_driver = SPFModelDriver(self)
+        self.model_driver = SPFModelDriver(self)    # the Model dock: a trained run drives the ego (keys 5, M)
 
     # ---- session ------------------------------------------------------------------------------------------------
     def _session_for(self, mode: str, split: str):
@@ -199,7 +199,7 @@ class SPFPlayWindow(QtWidgets.QMainWindow):
         if rec is None:
             text = "start of the episode"
         else:
-            driver = getattr(self, "model_driver", None)
+            driver = self.model_driver
             who = "the model" if driver is not None and rec.step in driver.driven else "you"
             text = (f"step {rec.step}: {who} chose {ACTION_NAMES[rec.action]}, the oracle "
                     f"{ACTION_NAMES[rec.oracle_action]}, reward {rec.reward:+.4f}")
@@ -230,12 +230,8 @@ class SPFPlayWindow(QtWidgets.QMainWindow):
         if s is None or not s.started:
             self.statusBar().showMessage("Nothing to save yet", 4000)
             return None
-        if "save_path" in self.answers:
-            path = self.answers["save_path"]
-        else:
-            default = f"spf_{s.env.spf.name}_{s.split}_ep{s.episode}_human.npz"
-            path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Save demonstration", default,
-                                                            "Demonstrations (*.npz)")
+        default = f"spf_{s.env.spf.name}_{s.split}_ep{s.episode}_human.npz"
+        path = self.dialogs.save_file_name(self, "save_path", "Save demonstration", default, "Demonstrations (*.npz)")
         return self.save_to(path) if path else None
 
     # ---- unsaved runs --------------------------------------------------------------------------------------------
@@ -258,24 +254,21 @@ class SPFPlayWindow(QtWidgets.QMainWindow):
         if choice == "save":
             return self.save_dialog() is not None
         if choice == "discard":
-            self._saved_steps = s.num_steps
+            self.discard_run()
             return True
         return False
 
+    def discard_run(self) -> None:
+        """Forget the current run's unsaved steps (closing asks nothing about them)."""
+        if self.session is not None:
+            self._saved_steps = self.session.num_steps
+
     def ask(self, key: str, title: str, text: str, choices: list[tuple[str, str]], default: str) -> str:
-        """Ask the user to choose; returns a choice key. ``self.answers[key]`` answers without a dialog."""
-        if key in self.answers:
-            return self.answers[key]
-        return ask_choice(self, title, text, choices, default)
+        return self.dialogs.ask(self, key, title, text, choices, default)
 
     def _warn(self, title: str, text: str) -> None:
-        """A non-blocking warning dialog (the window keeps running); remembered in ``last_error`` for tests."""
-        self.last_error = (title, text)
-        box = QtWidgets.QMessageBox(QtWidgets.QMessageBox.Icon.Warning, title, text,
-                                    QtWidgets.QMessageBox.StandardButton.Ok, self)
-        box.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.setObjectName("spfWarning")
-        box.open()
+        """A non-blocking warning (the window keeps running), repeated in the status line."""
+        self.dialogs.warn(self, title, text)
         self.statusBar().showMessage(f"{title}: {text}", 10000)
 
     def closeEvent(self, ev: QtGui.QCloseEvent) -> None:  # noqa: N802 (Qt name)
@@ -286,21 +279,17 @@ class SPFPlayWindow(QtWidgets.QMainWindow):
 
 
 class SPFLauncher(QtCore.QObject):
-    """The Simulation menu's "Safe Path Following: drive the ego car…" entry and the window it opens (created on
-    first use, then shown again). The main window adds :attr:`action` to its menu and asks :meth:`close_window`
-    when it quits; nothing is set on the main window."""
+    """The SPF play window, created on first use, then shown again (Simulation ▸ Safe Path Following: drive the ego
+    car…); :meth:`close_window` asks about an unsaved run before the studio quits."""
 
-    def __init__(self, parent: QtCore.QObject | None = None) -> None:
+    def __init__(self, parent: QtCore.QObject | None = None, dialogs: Dialogs | None = None) -> None:
         super().__init__(parent)
+        self.dialogs = dialogs
         self.window: SPFPlayWindow | None = None
-        self.action = QtGui.QAction("Safe Path Following: drive the ego car…", self)
-        self.action.setShortcut(QtGui.QKeySequence("Ctrl+Shift+F"))
-        self.action.setStatusTip("Play an SPF evaluation episode with keys 1–4 and save it as a demonstration")
-        self.action.triggered.connect(self.open)
 
     def open(self) -> "SPFPlayWindow":
         if self.window is None:
-            self.window = SPFPlayWindow()
+            self.window = SPFPlayWindow(dialogs=self.dialogs)
             self.window.resize(1280, 800)
         self.window.show()
         self.window.raise_()
@@ -314,7 +303,7 @@ class SPFLauncher(QtCore.QObject):
         if w is None or not w.isVisible():
             return True
         if discard:
-            w.answers.setdefault("unsaved_run", "discard")
+            w.discard_run()
         return bool(w.close())
 
 
@@ -337,10 +326,8 @@ def main(argv: list[str] | None = None) -> int:
     from app.shell import gui_gc
 
     gui_gc.install()   # cyclic garbage is freed in the GUI thread, never in a job thread (app/shell/gui_gc.py)
-    win = SPFPlayWindow()
+    win = SPFPlayWindow(dialogs=UnattendedDialogs() if args.screenshot else None)   # a screenshot quits unasked
     win.resize(1280, 800)
-    if args.screenshot:
-        win.answers["unsaved_run"] = "discard"   # screenshot runs are scripted: quit without asking
     win.show()
     win.panel.hint_check.setChecked(args.hint)
     win.start(args.mode, args.split, args.episode)

@@ -9,6 +9,8 @@ from pathlib import Path
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
+from app.shell.jobs import JobOutcome
+
 ALGOS = ("mlp-bc", "gnn-bc", "nlm-bc", "dqn", "ppo", "a2c", "nlm-dqn")
 MODES = ("easy", "medium", "hard", "expert")
 
@@ -121,10 +123,10 @@ class TrainDialog(QtWidgets.QDialog):
         self.reward_curve.setData([s for s, _ in main], [v for _, v in main])
         self.tsr_curve.setData([s for s, _ in self.curves["val_tsr"]], [v for _, v in self.curves["val_tsr"]])
 
-    def _finished(self, outcome, out: Path) -> None:
+    def _finished(self, outcome: JobOutcome, out: Path) -> None:
         self.start_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
-        result = getattr(outcome, "result", None)
+        result = outcome.result
         if not isinstance(result, dict) and (out / "model.safetensors").is_file() and self.curves["val_tsr"]:
             from core.tasks.spf.learning.run import read_config   # cancelled: the job has no result, the run does
 
@@ -135,8 +137,8 @@ class TrainDialog(QtWidgets.QDialog):
             what = "cancelled; best checkpoint kept" if result["training"].get("cancelled") else "finished"
             self.status.setText(f"{what}: validation TSR {val.get('TSR', float('nan')):.2f} — run in {out}")
             self.runFinished.emit(str(out))
-        elif getattr(outcome, "error", None) is not None:
-            self.status.setText(f"training failed: {outcome.error.text() if hasattr(outcome.error, 'text') else outcome.error}")
+        elif outcome.error is not None:
+            self.status.setText(f"training failed: {outcome.error.text()}")
         else:
             self.status.setText("stopped before a checkpoint was written")
 

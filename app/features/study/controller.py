@@ -1,62 +1,53 @@
 """Study feature: the "&Study" menu — design a study (a background job), run a participant session full screen,
 and show results (Table 4 layout, kappa, confusion matrix, response times, exports). Logic lives in core/study.
-
-File choices go through :attr:`StudyController.pick_folder` / :attr:`pick_save` so tests answer them without a
-native dialog.
 """
 from __future__ import annotations
 
-from core.base.paths import ROOT
-
 from pathlib import Path
-from typing import Callable
 
 from PySide6 import QtCore, QtWidgets
 
-from app.shell.features import FeatureSpec, register
 from core.base.errors import LogiCityError
+from core.base.paths import ROOT
+
+from app.shell.features import FeatureController, FeatureHost
+from app.shell.menus import ActionSpec
 
 
-
-def _pick_folder(parent: QtWidgets.QWidget, title: str) -> str:
-    return QtWidgets.QFileDialog.getExistingDirectory(parent, title)
-
-
-def _pick_save(parent: QtWidgets.QWidget, title: str, filt: str) -> str:
-    return QtWidgets.QFileDialog.getSaveFileName(parent, title, "", filt)[0]
-
-
-class StudyController(QtCore.QObject):
+class StudyController(FeatureController):
     made = QtCore.Signal(object)          # the Study, after New Study's job finished
     llm_finished = QtCore.Signal(str)     # a model run's name, after its job finished
 
-    def __init__(self, host) -> None:
-        super().__init__()
+    def __init__(self, host: FeatureHost) -> None:
+        super().__init__(host.shell.dialog_parent)
         self.host = host
-        self.window = host.window
-        self.pick_folder: Callable[[str], str] = lambda title: _pick_folder(self.window, title)
-        self.pick_save: Callable[[str, str], str] = lambda title, f: _pick_save(self.window, title, f)
+        self.shell = host.shell
+        self.parent_widget = host.shell.dialog_parent
         self.full_screen = True
         self.runners: list[QtWidgets.QWidget] = []
         self.results: list[QtWidgets.QWidget] = []
         self.job = None
-        menu = host.menu("&Study")
-        self.act_new = host.action("&New Study…", self.new_study, None, "Design a study and make its question bank")
-        self.act_run = host.action("&Run Participant Session…", self.run_session, None,
-                                   "Open a study and run one participant full screen")
-        self.act_results = host.action("Study &Results…", self.show_results, None,
-                                       "Accuracy per action, Fleiss' kappa, confusion matrix, response times")
-        self.act_llm = host.action("&Evaluate a Language Model…", self.evaluate_llm, None,
-                                   "Ask a model the study's questions (k-shot); replies are journalled, a rerun resumes")
-        for a in (self.act_new, self.act_run, self.act_results, self.act_llm):
-            menu.addAction(a)
+        for text, slot, tip in (
+                ("&New Study…", self.new_study, "Design a study and make its question bank"),
+                ("&Run Participant Session…", self.run_session, "Open a study and run one participant full screen"),
+                ("Study &Results…", self.show_results,
+                 "Accuracy per action, Fleiss' kappa, confusion matrix, response times"),
+                ("&Evaluate a Language Model…", self.evaluate_llm,
+                 "Ask a model the study's questions (k-shot); replies are journalled, a rerun resumes")):
+            host.add(ActionSpec(text, slot, None, tip, menu="study"))
+
+    def pick_folder(self, title: str) -> str:
+        return QtWidgets.QFileDialog.getExistingDirectory(self.parent_widget, title)
+
+    def pick_save(self, title: str, filt: str) -> str:
+        return QtWidgets.QFileDialog.getSaveFileName(self.parent_widget, title, "", filt)[0]
 
     # ---- design -------------------------------------------------------------------------------------------------
     def new_study(self) -> QtWidgets.QDialog:
         from widgets.study.designer import StudyDesignerDialog
 
         modes = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "configs" / "modes").glob("*.yaml"))
-        dlg = StudyDesignerDialog(modes, self.window)
+        dlg = StudyDesignerDialog(modes, self.parent_widget)
         dlg.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
         dlg.accepted.connect(lambda: self.make(dlg.spec(), dlg.target()))
         dlg.open()
@@ -69,14 +60,14 @@ class StudyController(QtCore.QObject):
             return make_study(spec, folder, base=ROOT, progress=lambda stage, d, t: ctx.progress(stage, d, t),
                               cancelled=lambda: ctx.cancelled)
 
-        self.window.status(f"making study {spec.name}…")
+        self.shell.status(f"making study {spec.name}…")
         self.job = self.host.jobs.start(work, kind="study")
-        self.job.progress.connect(lambda v: self.window.status(f"study: {v[0]} {v[1]}/{v[2]}"))
+        self.job.progress.connect(lambda v: self.shell.status(f"study: {v[0]} {v[1]}/{v[2]}"))
         self.job.succeeded.connect(self._made)
         return self.job
 
     def _made(self, study) -> None:
-        self.window.status(f"study made: {len(study.test)} questions in {study.folder}")
+        self.shell.status(f"study made: {len(study.test)} questions in {study.folder}")
         self.made.emit(study)
 
     def _load(self, folder: str | Path | None, title: str):
@@ -88,7 +79,7 @@ class StudyController(QtCore.QObject):
         try:
             return load_study(folder)
         except LogiCityError as exc:
-            self.window.show_error("Cannot open the study", exc.location() or str(folder), exc.message)
+            self.shell.show_error("Cannot open the study", exc.location() or str(folder), exc.message)
             return None
 
     # ---- participants ---------------------------------------------------------------------------------------------
@@ -100,7 +91,7 @@ class StudyController(QtCore.QObject):
             return None
         win = StudyRunnerWindow(study)
         win.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
-        win.finished.connect(lambda pid: self.window.status(f"participant {pid} finished"))
+        win.finished.connect(lambda pid: self.shell.status(f"participant {pid} finished"))
         win.destroyed.connect(lambda *_: self.runners.remove(win) if win in self.runners else None)
         self.runners.append(win)
         win.showFullScreen() if self.full_screen else win.show()
@@ -125,13 +116,13 @@ class StudyController(QtCore.QObject):
             try:
                 view.set_report(build_report(study))
             except LogiCityError as exc:
-                self.window.show_error("Cannot read the study's journals", exc.location(), exc.message)
+                self.shell.show_error("Cannot read the study's journals", exc.location(), exc.message)
 
         def export(kind: str) -> None:
             path = self.pick_save(f"Export answers ({kind.upper()})", f"{kind.upper()} (*.{kind})")
             if path and view.report is not None:
                 view.report.export(Path(path) if kind == "csv" else None, Path(path) if kind == "jsonl" else None)
-                self.window.status(f"exported {len(view.report.long_rows())} answers to {path}")
+                self.shell.status(f"exported {len(view.report.long_rows())} answers to {path}")
 
         view.refresh_requested.connect(refresh)
         view.export_requested.connect(export)
@@ -148,7 +139,7 @@ class StudyController(QtCore.QObject):
         study = self._load(folder, "Open a study folder")
         if study is None:
             return None
-        dlg = StudyLLMDialog(len(study.by_role("training")), self.window)
+        dlg = StudyLLMDialog(len(study.by_role("training")), self.parent_widget)
         dlg.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
         dlg.accepted.connect(lambda: self.run_llm(study, dlg.options()))
         dlg.open()
@@ -173,15 +164,15 @@ class StudyController(QtCore.QObject):
             return run_backend(study, ask, name, RunOptions(o["k"], name), meta=meta,
                                progress=lambda d, t: ctx.progress(d, t), cancelled=lambda: ctx.cancelled)
 
-        self.window.status(f"language model run {name}…")
+        self.shell.status(f"language model run {name}…")
         self.job = self.host.jobs.start(work, kind="study model run")
-        self.job.progress.connect(lambda v: self.window.status(f"{name}: {v[0]}/{v[1]} questions"))
+        self.job.progress.connect(lambda v: self.shell.status(f"{name}: {v[0]}/{v[1]} questions"))
         self.job.succeeded.connect(lambda r: self._llm_done(name, r))
         return self.job
 
     def _llm_done(self, name: str, result) -> None:
         added, bad = result
-        self.window.status(f"{name}: {added} new answers ({bad} unparseable)")
+        self.shell.status(f"{name}: {added} new answers ({bad} unparseable)")
         for view in self.results:
             view.refresh_requested.emit()
         self.llm_finished.emit(name)
@@ -194,5 +185,3 @@ class StudyController(QtCore.QObject):
             return self.job.wait(wait_ms)
         return True
 
-
-register(FeatureSpec("study", lambda host: StudyController(host)))

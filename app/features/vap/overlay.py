@@ -18,9 +18,7 @@ from typing import Any
 import numpy as np
 from PySide6 import QtCore, QtWidgets
 
-from app.shell.features import FeatureSpec, register
-from app.shell.panels import PanelSpec
-from app.shell.panels import register as register_panel
+from app.shell.jobs import CANCELLED
 
 STAGES = ("train", "val", "test")
 
@@ -380,7 +378,7 @@ class VapPanel(QtWidgets.QWidget):
     def _job_ended(self, outcome) -> None:
         self.cancel_btn.setEnabled(False)
         self.progress.setFormat("%p%")
-        if getattr(outcome, "status", "") == "cancelled":
+        if outcome.status == CANCELLED:
             self._say("cancelled")
 
     def cancel(self) -> None:
@@ -393,29 +391,3 @@ class VapPanel(QtWidgets.QWidget):
 
     def _say(self, text: str) -> None:
         self.status.setText(text)
-
-
-class VapOverlayController(QtCore.QObject):
-    """Tools ▸ VAP predictions: shows the dock; stops its jobs when the window closes."""
-
-    def __init__(self, host: Any) -> None:
-        super().__init__(host.window)
-        self.host = host
-        self.panel: VapPanel = host.panels.widget("vap")
-        self.action = host.action("&VAP predictions", self.show_panel, "Ctrl+Alt+V",
-                                  "Visual Action Prediction: dataset frames, model predictions, confusion matrix")
-        host.menu("&Tools").addAction(self.action)
-
-    def show_panel(self) -> None:
-        dock = self.host.docks.get("vap") if hasattr(self.host.docks, "get") else None
-        if dock is not None:
-            dock.show()
-            dock.raise_()
-
-    def shutdown(self, wait_ms: int) -> bool:
-        return self.panel.shutdown(wait_ms)
-
-
-register_panel(PanelSpec("vap", "VAP predictions", QtCore.Qt.DockWidgetArea.RightDockWidgetArea,
-                         lambda session, jobs: VapPanel(jobs, session), visible=False, width=520))
-register(FeatureSpec("vap_overlay", VapOverlayController))

@@ -12,12 +12,13 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from core.studio.commands import SetColourScheme
 from core.studio.session import Session
 
+from app.shell.features import FeatureController
 from app.shell.services import Shell
 
 PATH_CHOICES = (("All agents", "all"), ("Selected agent only", "selected"), ("None", "none"))
 
 
-class ViewController(QtCore.QObject):
+class ViewController(FeatureController):
     def __init__(self, shell: Shell, session: Session, map_view: Any, legend: Any,
                  parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)

@@ -11,9 +11,10 @@ pytest.importorskip("pytestqt")
 from PySide6 import QtGui, QtWidgets  # noqa: E402
 
 
-def _trigger(qtbot, win, name: str) -> None:
-    """What a menu click or the shortcut does: the action's triggered(checked=False), then the event loop runs."""
-    win.actions_by_name[name].trigger()
+def _trigger(qtbot, win, *menu: str) -> None:
+    """What a click on the menu entry ``menu`` or its shortcut does: the action's triggered(checked=False), then
+    the event loop runs."""
+    win.trigger(*menu)
     qtbot.wait(20)
 
 
@@ -23,15 +24,15 @@ def test_a_plain_actions_slot_never_receives_checked(studio, qtbot):
     def slot(value="untouched"):
         got.append(value)
 
-    act = studio._act("probe", slot)
+    act = studio.host.action("probe", slot)
     act.trigger()
     assert got == ["untouched"]
 
 
 def test_press_space_hint_is_gone_once_playing(studio, qtbot):
-    bar = studio.statusBar()
+    bar = studio.window.statusBar()
     assert "Press Space to play" in bar.currentMessage()
-    _trigger(qtbot, studio, "play")
+    _trigger(qtbot, studio, "Simulation", "Play")
     try:
         assert studio.playing
         assert "Press Space" not in bar.currentMessage() and "Press Space" not in studio.last_message
@@ -47,6 +48,6 @@ def test_view_docks_render_comes_to_the_front(studio, qtbot):
     entry.trigger()                                       # View ▸ Docks ▸ Render (icon generation)
     qtbot.waitUntil(lambda: render.isVisible(), timeout=WAIT)
     qtbot.wait(50)
-    assert render in studio.tabifiedDockWidgets(stats)   # it shares a tab group with Statistics
+    assert render in studio.window.tabifiedDockWidgets(stats)   # it shares a tab group with Statistics
     assert not render.visibleRegion().isEmpty()           # in front of its tab group, not hidden behind Statistics
     assert stats.visibleRegion().isEmpty()

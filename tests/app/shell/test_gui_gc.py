@@ -130,5 +130,5 @@ def test_opening_a_project_releases_the_frozen_objects(studio, qtbot):
 
     gc.freeze()
     assert gc.get_freeze_count() > 0
-    studio._install_project(new_project(default_config()), None)
+    studio.feature("project").install(new_project(default_config()), None)
     assert gc.get_freeze_count() == 0

@@ -39,7 +39,7 @@ def test_hidden_statistics_and_inspector_catch_up_when_shown(studio, qtbot):
 def test_the_compare_panel_is_refreshed_when_shown(studio, qtbot):
     win = studio
     simulate(qtbot, win, 8)
-    ctl = win.agents_ctl
+    ctl = win.feature("inspect").agents
     win.select_agent(0)
     ctl.set_compare((1,))                          # two agents: the Compare dock opens in front
     view = ctl.compare_view

@@ -238,7 +238,7 @@ def test_a_failing_job_in_the_studio_shows_its_error_and_the_session_stays_consi
     h = studio.jobs.start(analysis, kind="analysis")
     qtbot.waitUntil(lambda: studio.last_error is not None, timeout=STUDIO_WAIT)
     assert studio.last_error == ("The analysis failed", "analysis", "ValueError: the solver gave up")
-    box = studio.findChild(QtWidgets.QMessageBox, "errorDialog")
+    box = studio.window.findChild(QtWidgets.QMessageBox, "errorDialog")
     assert box is not None and box.isVisible() and "the solver gave up" in box.informativeText()
     assert h.outcome.status == FAILED and not h.is_running()
     after = (studio.num_steps, studio.cursor, studio.dirty, np.array(studio.history.array("positions")))
@@ -247,4 +247,4 @@ def test_a_failing_job_in_the_studio_shows_its_error_and_the_session_stays_consi
     studio.set_cursor(studio.num_steps)                                     # and the studio keeps working
     studio.simulate_step()
     qtbot.waitUntil(lambda: studio.num_steps == before[0] + 1, timeout=STUDIO_WAIT)
-    assert studio.isVisible()
+    assert studio.window.isVisible()

@@ -25,10 +25,10 @@ class LayoutRequests(QtCore.QObject):
 
 def test_stepping_through_the_timeline_does_not_re_lay_out_the_window(studio, qtbot):
     win = studio
-    win.resize(1440, 900)
+    win.window.resize(1440, 900)
     simulate(qtbot, win, 14)
     win.select_agent(0)
-    panel = win.panels.widget("agents")
+    panel = win.window.panels.widget("agents")
     win.set_cursor(14)
     qtbot.waitUntil(lambda: win.cursor == 14, timeout=WAIT)
     win.map.setFocus()
@@ -49,7 +49,7 @@ def test_stepping_through_the_timeline_does_not_re_lay_out_the_window(studio, qt
         qtbot.waitUntil(lambda d=d: d.widget().isVisible() and win.inspector.isVisible(), timeout=WAIT)
         qtbot.wait(300)
         spy = LayoutRequests()
-        win.installEventFilter(spy)
+        win.window.installEventFilter(spy)
         try:
             for k in steps:                              # Timeline ▸ Step back (Left), the panels redrawn each time
                 qtbot.keyClick(win.map, QtCore.Qt.Key.Key_Left)
@@ -61,7 +61,7 @@ def test_stepping_through_the_timeline_does_not_re_lay_out_the_window(studio, qt
                                           panel.count.text()))
             qtbot.wait(200)
         finally:
-            win.removeEventFilter(spy)
+            win.window.removeEventFilter(spy)
         counted += spy.count
     assert win.status_labels.step_label.text() == f"Step 5 / {win.num_steps}"
     assert counted == 0
@@ -72,7 +72,7 @@ def test_a_paused_seek_is_drawn_in_one_pass(studio, qtbot):
     (app/features/playback/drawing.py), so the first paint of the map already comes with the panels of that step and the
     map is painted once per seek."""
     win = studio
-    win.resize(1440, 900)
+    win.window.resize(1440, 900)
     simulate(qtbot, win, 12)
     win.select_agent(0)
     win.set_cursor(12)
@@ -116,7 +116,7 @@ def test_a_paused_seek_paints_the_window_once(studio, qtbot):
     (app/features/playback/drawing.py): a scene processing its changes paints its window at once, so the map's scene,
     then the statistics plot's, then the inspector's labels each brought a pass of the whole window of its own."""
     win = studio
-    win.resize(1440, 900)
+    win.window.resize(1440, 900)
     simulate(qtbot, win, 12)
     win.select_agent(0)
     d = win.docks["statistics"]
@@ -127,7 +127,7 @@ def test_a_paused_seek_paints_the_window_once(studio, qtbot):
     qtbot.waitUntil(lambda: win.inspector.report is not None and win.inspector.report.step == 12
                     and win.stats.isVisible() and win.inspector.isVisible(), timeout=WAIT)
     qtbot.wait(300)
-    spy = PaintPasses(win)
+    spy = PaintPasses(win.window)
     app = QtWidgets.QApplication.instance()
     app.installEventFilter(spy)
     try:

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.gui
 
 def click_tab(qtbot, win, title: str) -> None:
     """Click the dock tab titled ``title`` (the tab bar QMainWindow puts under tabbed docks)."""
-    for bar in win.findChildren(QtWidgets.QTabBar):
+    for bar in win.window.findChildren(QtWidgets.QTabBar):
         for i in range(bar.count()):
             if bar.tabText(i).replace("&", "") == title and bar.isVisible():
                 qtbot.mouseClick(bar, QtCore.Qt.MouseButton.LeftButton, pos=bar.tabRect(i).center())
@@ -27,14 +27,14 @@ def click_tab(qtbot, win, title: str) -> None:
 def show_step(win, k: int) -> None:
     win.set_cursor(k)
     win.flush_redraw()
-    win.agents_ctl.refresh_rows()
+    win.feature("inspect").agents.refresh_rows()
 
 
 def test_agents_rows_behind_the_statistics_tab_wait_for_the_tab(studio, qtbot):
     win = studio
     simulate(qtbot, win, 12)
-    panel = win.panels.widget("agents")
-    assert win.docks["statistics"] in win.tabifiedDockWidgets(win.docks["agents"])   # the default layout
+    panel = win.window.panels.widget("agents")
+    assert win.docks["statistics"] in win.window.tabifiedDockWidgets(win.docks["agents"])   # the default layout
     click_tab(qtbot, win, "Agents")
     qtbot.waitUntil(lambda: not panel.visibleRegion().isEmpty(), timeout=WAIT)
     show_step(win, 3)

@@ -94,12 +94,12 @@ def test_colour_and_forced_actions_undo_through_the_edit_menu(studio, qtbot):
     win = studio
     simulate(qtbot, win, 2)
     win.session.mark_saved()                                # as if just saved: colour edits alone count
-    undo = win.actions_by_name["undo"]
+    undo = win.action("Edit", "Undo")
     win.set_colour_scheme("Priority")
     win.set_colour_scheme("Action (next)")                 # one History entry for both
-    assert win.undo.count() == 1 and win.dirty and win.isWindowModified()
+    assert win.undo_stack.count() == 1 and win.dirty and win.window.isWindowModified()
     undo.trigger()
-    assert win.scheme == "Type" and win.colour_combo.currentText() == "Type" and not win.dirty
+    assert win.scheme == "Type" and win.feature("view").colour_combo.currentText() == "Type" and not win.dirty
     win.select_agent(0)
     t = win.num_steps
     win.force_action(int(Action.STOP))
@@ -107,13 +107,13 @@ def test_colour_and_forced_actions_undo_through_the_edit_menu(studio, qtbot):
     assert undo.text() == f"&Undo Force {win.history.agents.names[0]} to Stop from step {t}"
     undo.trigger()                                          # not simulated yet: undone
     assert win.session.interventions == () and "interventions" not in win.history.meta
-    win.actions_by_name["redo"].trigger()
+    win.action("Edit", "Redo").trigger()
     win.simulate_step()
     qtbot.waitUntil(lambda: win.num_steps == t + 1, timeout=WAIT)
     assert int(win.history.step_record(t).decided[0]) == int(Action.STOP)
     undo.trigger()                                          # simulated with it: refused, reported, dropped
     assert win.session.interventions and "was simulated with it" in win.last_message
-    assert win.undo.count() == win.session.stack.count == 0   # (the undone colour edit went with the push)
+    assert win.undo_stack.count() == win.session.stack.count == 0   # (the undone colour edit went with the push)
 
 
 def test_history_dock_shows_the_commands(studio):
@@ -121,14 +121,14 @@ def test_history_dock_shows_the_commands(studio):
 
     win = studio
     view = win.docks["history"].widget()
-    assert view.stack() is win.undo
+    assert view.stack() is win.undo_stack
     win.add_breakpoint(Breakpoint("step", step=30))
     win.add_breakpoint(Breakpoint("goal"))
-    assert [win.undo.text(i) for i in range(win.undo.count())] == [
+    assert [win.undo_stack.text(i) for i in range(win.undo_stack.count())] == [
         "Add breakpoint: pause at step 30", "Add breakpoint: pause when any agent reaches its goal"]
-    win.undo.setIndex(0)                                    # a click on the first row of the History panel
+    win.undo_stack.setIndex(0)                                    # a click on the first row of the History panel
     assert win.breakpoints == [] and win.timeline.bar.breakpoints == [] and win.bp_list.count() == 0
-    win.undo.setIndex(2)
+    win.undo_stack.setIndex(2)
     assert len(win.breakpoints) == 2 and win.bp_list.count() == 2
 
 
@@ -143,10 +143,10 @@ def test_bad_breakpoints_of_a_project_are_reported_without_a_dialog(studio, qtbo
     p = new_project(default_config())
     p.studio = {"breakpoints": [{"kind": "step", "step": 12}, {"kind": "action", "agent": "Car_3", "action": "Fly"},
                                 {"kind": "goal", "agent": "Nobody"}]}
-    win._install_project(p, None)
+    win.feature("project").install(p, None)
     qtbot.waitUntil(lambda: win.history is not None and win.num_steps == 0, timeout=WAIT)
     assert win.breakpoints == [Breakpoint("step", step=12)]
     assert any("breakpoint #2" in r and "Fly" in r for r in win.session.reports)
     assert any("breakpoint #3" in r and "'Nobody'" in r for r in win.session.reports)
     assert win.last_message.startswith("Left out 2 breakpoint(s) of the project")
-    assert win.findChild(QtWidgets.QMessageBox, "errorDialog") is None
+    assert win.window.findChild(QtWidgets.QMessageBox, "errorDialog") is None

@@ -27,61 +27,64 @@ def test_launch_opens_the_default_city_ready_to_play(studio):
     assert studio.map.city is cfg.city
     assert np.array_equal(shown_positions(studio), studio.history.snapshot(0).positions)
     assert set(studio.docks) >= {"timeline", "inspector", "statistics", "legend", "breakpoints"}
-    titles = [a.text().replace("&", "") for a in studio.menuBar().actions()]
+    titles = [a.text().replace("&", "") for a in studio.window.menuBar().actions()]
     assert titles[:6] == ["File", "Edit", "View", "Simulation", "Timeline", "Breakpoints"] and titles[-1] == "Help"
     # (features of app/shell/features.py add their menus, e.g. City, Tools, between Breakpoints and Help)
-    assert "18 agents" in studio.agents_label.text() and "Step 0 / 0" in studio.step_label.text()
-    assert "Speed" in studio.speed_label.text()
+    assert "18 agents" in studio.status_labels.agents_label.text() and "Step 0 / 0" in studio.status_labels.step_label.text()
+    assert "Speed" in studio.status_labels.speed_label.text()
     assert [lab for lab, _, _ in studio.legend.agent_rows] == ["Pedestrian", "Car"]
 
 
 def test_keyboard_shortcuts(studio, qtbot):
     studio.map.setFocus()
     studio.set_speed(0)
-    qtbot.keyClick(studio, QtCore.Qt.Key.Key_Right)            # at the newest state: simulate one step
+    qtbot.keyClick(studio.window, QtCore.Qt.Key.Key_Right)            # at the newest state: simulate one step
     qtbot.waitUntil(lambda: studio.num_steps == 1, timeout=WAIT)
-    qtbot.keyClick(studio, QtCore.Qt.Key.Key_Space)            # play
+    qtbot.keyClick(studio.window, QtCore.Qt.Key.Key_Space)            # play
     qtbot.waitUntil(lambda: studio.num_steps >= 8, timeout=WAIT)
-    qtbot.keyClick(studio, QtCore.Qt.Key.Key_Space)            # pause
-    qtbot.waitUntil(lambda: not studio.controller.worker.playing, timeout=WAIT)
+    qtbot.keyClick(studio.window, QtCore.Qt.Key.Key_Space)            # pause
+    qtbot.waitUntil(lambda: not studio.simulation.worker.playing, timeout=WAIT)
     qtbot.wait(50)
     t = studio.num_steps
-    qtbot.keyClick(studio, QtCore.Qt.Key.Key_Home)
+    qtbot.keyClick(studio.window, QtCore.Qt.Key.Key_Home)
     assert studio.cursor == 0
-    qtbot.keyClick(studio, QtCore.Qt.Key.Key_Right)
-    qtbot.keyClick(studio, QtCore.Qt.Key.Key_Right)
+    qtbot.keyClick(studio.window, QtCore.Qt.Key.Key_Right)
+    qtbot.keyClick(studio.window, QtCore.Qt.Key.Key_Right)
     assert studio.cursor == 2 and studio.num_steps == t          # navigation only, nothing simulated
-    qtbot.keyClick(studio, QtCore.Qt.Key.Key_Left)
+    qtbot.keyClick(studio.window, QtCore.Qt.Key.Key_Left)
     assert studio.cursor == 1
-    qtbot.keyClick(studio, QtCore.Qt.Key.Key_End)
+    qtbot.keyClick(studio.window, QtCore.Qt.Key.Key_End)
     assert studio.cursor == t
     # every shortcut is listed in Help
-    text = studio.shortcuts_html()
+    studio.trigger("Help", "Keyboard shortcuts")
+    dlg = studio.window.findChild(QtWidgets.QDialog, "shortcutsDialog")
+    text = dlg.findChild(QtWidgets.QTextBrowser).toPlainText()
     for keys, name, _ in studio.shortcut_rows():
         assert name in text and keys.split(",")[0] in text
     assert {"Space", "Left", "Right", "Home", "End"} <= {k for keys, _, _ in studio.shortcut_rows()
                                                         for k in keys.split(", ")}
-    studio.show_shortcuts()
-    dlg = studio.findChild(QtWidgets.QDialog, "shortcutsDialog")
-    assert dlg is not None and dlg.isVisible()
+    assert dlg.isVisible()
     dlg.close()
 
 
 def test_help_lists_every_shortcut_of_the_window(studio):
     from PySide6 import QtGui
 
-    listed = studio.shortcuts_html()
+    studio.trigger("Help", "Keyboard shortcuts")
+    dlg = studio.window.findChild(QtWidgets.QDialog, "shortcutsDialog")
+    listed = dlg.findChild(QtWidgets.QTextBrowser).toPlainText()
+    dlg.close()
     rows = studio.shortcut_rows()
     keys_listed = {k for keys, _, _ in rows for k in keys.split(", ")}
-    actions = studio.findChildren(QtGui.QAction)
+    actions = studio.window.findChildren(QtGui.QAction)
     with_keys = [a for a in actions if a.shortcuts()]
-    assert studio.spf_play_action in with_keys
+    assert studio.action("Simulation", "Safe Path Following: drive the ego car…") in with_keys
     for a in with_keys:
         for seq in a.shortcuts():
             k = seq.toString(QtGui.QKeySequence.SequenceFormat.NativeText)
             assert k in keys_listed, (a.text(), k)
     assert "Ctrl+Shift+F" in listed and "Safe Path Following" in listed
-    assert len({id(a) for a in studio.all_actions()}) == len(studio.all_actions())
+    assert len({id(a) for a in studio.window.all_actions()}) == len(studio.window.all_actions())
 
 
 def test_dock_layout_is_remembered(qtbot, settings_path):
@@ -113,7 +116,7 @@ def test_closing_while_playing_stops_the_worker_cleanly(qtbot, settings_path):
     win.set_speed(0)
     win.play()
     qtbot.waitUntil(lambda: win.num_steps >= 3, timeout=WAIT)
-    thread = win.controller.thread
+    thread = win.simulation.thread
     close_window(win)
     assert not thread.isRunning()
 
@@ -198,7 +201,7 @@ def test_bad_colour_by_from_settings_falls_back_to_the_default(qtbot, settings_p
     win = open_window(qtbot, settings_path)
     try:
         assert win.scheme == "Type"
-        assert win.colour_combo.currentText() == "Type"
+        assert win.feature("view").colour_combo.currentText() == "Type"
         win.flush_redraw()                                   # was a KeyError on every redraw
         assert win.map.scene_data is not None
         win.scheme = "Nonsense"                              # however it gets there, a redraw never fails
@@ -209,7 +212,7 @@ def test_bad_colour_by_from_settings_falls_back_to_the_default(qtbot, settings_p
 
 
 def test_unattended_window_never_shows_a_modal_question(qtbot, settings_path):
-    win = open_window(qtbot, settings_path)
+    win = open_window(qtbot, settings_path, unattended=True)
     shown = []
 
     def close_modal():
@@ -223,12 +226,10 @@ def test_unattended_window_never_shows_a_modal_question(qtbot, settings_path):
     timer.start(50)
     try:
         simulate(qtbot, win, 2)
-        win.answers.clear()
-        win.non_interactive = True
         assert win.dirty
-        win.close()                                          # what the screenshot give-up timer's quit does
-        assert not win.isVisible()
-        assert win.controller.thread.wait(10_000)
+        win.window.close()                                          # what the screenshot give-up timer's quit does
+        assert not win.window.isVisible()
+        assert win.simulation.thread.wait(10_000)
         assert shown == []
     finally:
         timer.stop()
@@ -236,21 +237,21 @@ def test_unattended_window_never_shows_a_modal_question(qtbot, settings_path):
 
 def test_quit_closes_the_spf_window_and_asks_about_its_run(qtbot, settings_path):
     win = open_window(qtbot, settings_path, path=None)
-    win.spf_play_action.trigger()
-    spf = win.spf_play_window
+    win.action("Simulation", "Safe Path Following: drive the ego car…").trigger()
+    spf = win.feature("spf").launcher.window
     qtbot.addWidget(spf)
     spf.start("easy", "val", 0)
     spf.act(1)
     asked = []
     answer = ["cancel"]
     spf.ask = lambda key, *a, **k: (asked.append(key), answer[0])[1]
-    win.actions_by_name["quit"].trigger()                  # Cancel in the SPF question: nothing closes
-    assert asked == ["unsaved_run"] and spf.isVisible() and win.isVisible()
+    win.action("File", "Quit").trigger()                  # Cancel in the SPF question: nothing closes
+    assert asked == ["unsaved_run"] and spf.isVisible() and win.window.isVisible()
     answer[0] = "discard"
-    win.actions_by_name["quit"].trigger()
+    win.action("File", "Quit").trigger()
     assert asked == ["unsaved_run", "unsaved_run"]
-    assert not spf.isVisible() and not win.isVisible()
-    assert win.controller.thread.wait(10_000)
+    assert not spf.isVisible() and not win.window.isVisible()
+    assert win.simulation.thread.wait(10_000)
     assert not [w for w in QtWidgets.QApplication.topLevelWidgets() if w.isVisible() and w.isWindow()
                 and w in (win, spf)]
 

@@ -143,7 +143,7 @@ def test_the_studio_names_the_component_and_a_saved_episode_reopens_continuable(
         title, where, problem = win.last_error
         assert title == "Simulation problem" and where == "planner", win.last_error
         assert "injected fault" in problem and "default.yaml" not in where
-        assert win.isVisible() and win.sim_steps == win.num_steps == target
+        assert win.window.isVisible() and win.sim_steps == win.num_steps == target
         ref = run_sim(default_config(), seed=seed, steps=target)
         assert_same_episode(win.history, ref.buffer)
         root = tmp_path / "proj"

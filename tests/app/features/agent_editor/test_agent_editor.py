@@ -16,7 +16,7 @@ Qt = QtCore.Qt
 
 def editor(win, qtbot):
     ctl = win.features["agent_editor"]
-    qtbot.keyClick(win, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClick(win.window, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     qtbot.waitUntil(lambda: win.docks["agent_editor"].isVisible(), timeout=WAIT)
     return ctl, ctl.panel
 
@@ -38,7 +38,7 @@ def test_edit_undo_place_on_map_apply_and_simulate(studio, qtbot):
     assert n == len(win.session.project.config.agents) > 0
     qtbot.mouseClick(panel.add_ped, Qt.MouseButton.LeftButton)
     assert panel.model.rowCount() == n + 1 and panel.selected_rows() == [n]
-    win.actions_by_name["undo"].trigger()                                  # Edit ▸ Undo
+    win.action("Edit", "Undo").trigger()                                  # Edit ▸ Undo
     assert panel.model.rowCount() == n and len(win.session.project.config.agents) == n
     names = [a.name for a in win.session.project.config.agents]
     panel.select_rows([1, 2])
@@ -48,8 +48,8 @@ def test_edit_undo_place_on_map_apply_and_simulate(studio, qtbot):
     assert panel.selected_rows() == [0, 1]
     qtbot.keyClick(panel.table, Qt.Key.Key_Delete)                                   # Del deletes the selection
     assert [a.name for a in win.session.project.config.agents] == [names[0]] + names[3:]
-    win.actions_by_name["undo"].trigger()
-    win.actions_by_name["undo"].trigger()
+    win.action("Edit", "Undo").trigger()
+    win.action("Edit", "Undo").trigger()
     assert [a.name for a in win.session.project.config.agents] == names
 
     row = first_car(win)
@@ -97,33 +97,33 @@ def test_apply_then_undo_shows_the_previous_recording_and_redo_the_applied_one(s
     simulate(qtbot, win, 10)
     win.set_cursor(6)
     old, steps = win.history, win.num_steps
-    old_sim = win.controller.worker.sim
+    old_sim = win.simulation.worker.sim
     row = first_car(win)
     panel.select_rows([row])
     ctl.run(A.place(win.session, ctl.tab, row, start=(10, 31), goal=(230, 209)))
     edited = provenance(win.session.project.config)
     win.answers["reset"] = "reset"
-    qtbot.keyClick(win, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)      # Apply edits from step 0
+    qtbot.keyClick(win.window, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)      # Apply edits from step 0
     qtbot.waitUntil(lambda: win.history is not old and not apply_status(win.session).pending, timeout=WAIT)
-    new, new_sim = win.history, win.controller.worker.sim
-    assert win.undo.undoText() == "Apply edits from step 0" and new_sim is not old_sim
+    new, new_sim = win.history, win.simulation.worker.sim
+    assert win.undo_stack.undoText() == "Apply edits from step 0" and new_sim is not old_sim
     simulate(qtbot, win, 4)
     applied = win.num_steps
-    qtbot.keyClick(win, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)           # Edit ▸ Undo
+    qtbot.keyClick(win.window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)           # Edit ▸ Undo
     assert win.history is old and win.num_steps == steps and win.session.cursor == 6
     assert provenance(win.session.project.config) == edited                # the edits stay, not applied
     assert "agents changed" in panel.provenance.text()
     qtbot.waitUntil(lambda: not win.syncing and win.playback.sim_steps == steps, timeout=WAIT)
-    assert win.controller.worker.sim is old_sim and "shown again" in win.last_message   # kept, not re-simulated
+    assert win.simulation.worker.sim is old_sim and "shown again" in win.last_message   # kept, not re-simulated
     simulate(qtbot, win, steps + 3)                                        # the old simulation goes on
     ref = run_sim(default_config(), seed=win.session.project.seed, steps=win.num_steps).buffer
     assert np.array_equal(win.history.array("positions"), ref.array("positions"))
-    gen = win.controller.gen
-    qtbot.keySequence(win, win.actions_by_name["redo"].shortcut())         # Edit ▸ Redo
+    gen = win.simulation.gen
+    qtbot.keySequence(win.window, win.action("Edit", "Redo").shortcut())         # Edit ▸ Redo
     assert win.history is new and win.num_steps == applied                 # at once: nothing re-simulated
     assert tuple(np.asarray(win.history.array("positions")[0][row])) == (10, 31)
     qtbot.waitUntil(lambda: not win.syncing and win.playback.sim_steps == applied, timeout=WAIT)
-    assert win.controller.worker.sim is new_sim and win.controller.gen == gen + 1
+    assert win.simulation.worker.sim is new_sim and win.simulation.gen == gen + 1
     simulate(qtbot, win, applied + 1)
     assert "matches the edits" in panel.provenance.text()
 
@@ -143,11 +143,11 @@ def test_undo_of_a_branch_in_place_brings_the_discarded_steps_back(studio, qtbot
                    if c not in win.session.project.config.agents.agents[car].concepts)
     ctl.run(A.edit(win.session, ctl.tab, [car], add_concepts=[concept]))
     win.answers["apply_branch"] = "branch"
-    qtbot.keyClick(win, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
-    assert win.num_steps == 7 and win.undo.undoText() == "Apply edits: branch at step 7"
+    qtbot.keyClick(win.window, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    assert win.num_steps == 7 and win.undo_stack.undoText() == "Apply edits: branch at step 7"
     branched = win.history
     qtbot.waitUntil(lambda: not win.syncing and win.playback.sim_steps == 7, timeout=WAIT)
-    qtbot.keyClick(win, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)           # Edit ▸ Undo
+    qtbot.keyClick(win.window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)           # Edit ▸ Undo
     assert win.num_steps == t and win.session.cursor == 7
     assert np.array_equal(win.history.array("positions"), full)
     assert concept not in win.history.agents_at(t).concept_names(car)
@@ -155,7 +155,7 @@ def test_undo_of_a_branch_in_place_brings_the_discarded_steps_back(studio, qtbot
     simulate(qtbot, win, t + 2)
     ref = run_sim(default_config(), seed=win.session.project.seed, steps=win.num_steps).buffer
     assert np.array_equal(win.history.array("positions"), ref.array("positions"))
-    win.actions_by_name["redo"].trigger()                                            # Edit ▸ Redo
+    win.action("Edit", "Redo").trigger()                                            # Edit ▸ Redo
     assert win.history is branched and win.num_steps == 7
     assert concept in win.history.agents_at(7).concept_names(car)
 
@@ -165,18 +165,18 @@ def test_apply_is_refused_on_errors_and_says_why(studio, qtbot):
     ctl, panel = editor(win, qtbot)
     ped = next(i for i, a in enumerate(win.session.project.config.agents) if a.kind is Kind.PEDESTRIAN)
     ctl.run(A.edit(win.session, ctl.tab, [ped], add_concepts=["ambulance"]))   # a pedestrian with "ambulance"
-    gen = win.controller.gen
+    gen = win.simulation.gen
     qtbot.mouseClick(panel.apply_restart, Qt.MouseButton.LeftButton)
-    assert win.controller.gen == gen                                      # nothing was started
+    assert win.simulation.gen == gen                                      # nothing was started
     assert panel.refusal.isVisible() and "ambulance" in panel.refusal.text()
     qtbot.waitUntil(lambda: win.docks["problems"].isVisible(), timeout=WAIT)
-    assert "ambulance" in win.statusBar().currentMessage() or "ambulance" in win.last_message
+    assert "ambulance" in win.window.statusBar().currentMessage() or "ambulance" in win.last_message
     assert panel.model.index(ped, 1).data(Qt.ItemDataRole.ToolTipRole).startswith("error:")
     # the Problems entry leads to the agent's row
     panel.select_rows([])
     problems = win.features["problems"].refresh_now()
     entry = next(p for p in problems if p.source == "agents" and "ambulance" in p.message)
-    win.panels.widget("problems").activated.emit(entry)
+    win.window.panels.widget("problems").activated.emit(entry)
     assert panel.selected_rows() == [ped]
 
 
@@ -206,18 +206,18 @@ def test_multi_select_edit_changes_every_selected_row_in_one_step(studio, qtbot)
     ped = next(i for i, a in enumerate(agents) if a.kind is Kind.PEDESTRIAN)
     rows = sorted(cars + [ped])
     panel.select_rows(rows)
-    count = win.undo.count()
+    count = win.undo_stack.count()
     tick(qtbot, panel, cars[0], 4 + panel.concepts.index("police"))
     qtbot.waitUntil(lambda: "police" in win.session.project.config.agents.agents[cars[0]].concepts, timeout=WAIT)
     now = win.session.project.config.agents.agents
     assert all("police" in now[i].concepts for i in cars) and "police" not in now[ped].concepts
-    assert win.undo.count() == count + 1                               # one undoable step
+    assert win.undo_stack.count() == count + 1                               # one undoable step
     panel.priority.setValue(9)
     panel.priority.editingFinished.emit()
     now = win.session.project.config.agents.agents
     assert [now[i].priority for i in rows] == [9 if i in cars else 0 for i in rows]
-    win.actions_by_name["undo"].trigger()
-    win.actions_by_name["undo"].trigger()
+    win.action("Edit", "Undo").trigger()
+    win.action("Edit", "Undo").trigger()
     assert win.session.project.config.agents.agents == agents
 
 
@@ -322,7 +322,7 @@ def test_duplicate_type_box_goal_on_map_random_and_the_file_buttons(studio, qtbo
     exported = win.session.project.config.agents
     assert load_agent_set(out) == exported
     for _ in range(4):                                      # Random, goal, type, duplicate
-        win.actions_by_name["undo"].trigger()
+        win.action("Edit", "Undo").trigger()
     assert len(agents()) == n
     monkeypatch.setattr(QtWidgets.QFileDialog, "getOpenFileName", lambda *a, **k: (str(out), ""))
     qtbot.mouseClick(panel.import_, Qt.MouseButton.LeftButton)                        # Import…
@@ -356,10 +356,10 @@ def test_a_duplicate_name_and_a_start_on_a_building_made_in_the_dock_are_errors_
     assert any(f"{other}: duplicate name" in p.message for p in problems), [p.message for p in problems]
     assert any("(20, 20)" in p.message for p in problems), [p.message for p in problems]
     assert panel.model.index(row, 1).data(Qt.ItemDataRole.ToolTipRole).startswith("error:")
-    gen = win.controller.gen
+    gen = win.simulation.gen
     win.answers["reset"] = "reset"
-    qtbot.keyClick(win, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)     # Apply is refused
-    assert win.controller.gen == gen and panel.refusal.isVisible()
+    qtbot.keyClick(win.window, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)     # Apply is refused
+    assert win.simulation.gen == gen and panel.refusal.isVisible()
 
 
 def test_undo_of_apply_re_simulates_the_old_recording_when_its_simulation_is_not_kept(studio, qtbot, monkeypatch):
@@ -377,7 +377,7 @@ def test_undo_of_apply_re_simulates_the_old_recording_when_its_simulation_is_not
     ctl.apply_action.trigger()
     qtbot.waitUntil(lambda: win.history is not old and not win.syncing, timeout=WAIT)
     assert len(win.history.agents) == len(old.agents) - 1
-    win.actions_by_name["undo"].trigger()
+    win.action("Edit", "Undo").trigger()
     assert win.history is old
     qtbot.waitUntil(lambda: not win.syncing and win.playback.sim_steps == steps, timeout=WAIT)
     simulate(qtbot, win, steps + 3)
@@ -395,9 +395,9 @@ def test_apply_is_refused_on_a_read_only_replay(studio, qtbot, tmp_path):
     assert win.open_path(ep, ask_save=False)
     qtbot.waitUntil(lambda: win.session.read_only is not None and win.history is not None, timeout=WAIT)
     ctl, panel = editor(win, qtbot)
-    gen, history = win.controller.gen, win.history
+    gen, history = win.simulation.gen, win.history
     for mods in (Qt.KeyboardModifier.ControlModifier,
                  Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier):
-        qtbot.keyClick(win, Qt.Key.Key_Return, mods)
-        assert win.controller.gen == gen and win.history is history and win.session.stack.count == 0
+        qtbot.keyClick(win.window, Qt.Key.Key_Return, mods)
+        assert win.simulation.gen == gen and win.history is history and win.session.stack.count == 0
         assert panel.refusal.isVisible() and "read-only replay" in panel.refusal.text()

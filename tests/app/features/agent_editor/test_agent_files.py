@@ -29,8 +29,8 @@ def test_reference_import_export_and_undo(studio, qtbot, tmp_path):
     ctl.run(A.place(win.session, ctl.tab, 0, start=(15, 15)))
     assert ctl.export_file(out)
     assert load_agent_set(out) == win.session.project.config.agents
-    win.actions_by_name["undo"].trigger()
-    win.actions_by_name["undo"].trigger()
+    win.action("Edit", "Undo").trigger()
+    win.action("Edit", "Undo").trigger()
     assert win.session.project.config.agents == before
     assert ctl.import_file(out) and win.session.project.config.agents == load_agent_set(out)
     bad = tmp_path / "bad.yaml"
@@ -82,7 +82,7 @@ def test_split_mode_tabs_in_the_dock(qtbot, settings_path):
         qtbot.mouseClick(ctl.panel.activate, Qt.MouseButton.LeftButton)
         assert A.active_tab(win.session) == "val" and tabs.tabText(1) == "val ●"
         assert win.session.project.config.agents == A.agent_set(win.session, "val")
-        win.actions_by_name["undo"].trigger()
+        win.action("Edit", "Undo").trigger()
         assert A.active_tab(win.session) == "train"
     finally:
         close_window(win)
@@ -105,5 +105,5 @@ def test_generate_dialog_replaces_the_set_in_one_undoable_step(studio, qtbot):
     agents = win.session.project.config.agents
     assert len(agents) == 9 and sum(a.concepts == ("ambulance",) for a in agents) == 2
     assert ctl.panel.model.rowCount() == 9
-    win.actions_by_name["undo"].trigger()
+    win.action("Edit", "Undo").trigger()
     assert win.session.project.config.agents == before

@@ -27,7 +27,7 @@ def _drop(view: QtWidgets.QTableView, data: QtCore.QMimeData, pos: QtCore.QPoint
 def test_drag_rows_to_reorder_then_undo(studio, qtbot):
     win = studio
     ctl = win.features["agent_editor"]
-    qtbot.keyClick(win, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClick(win.window, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     qtbot.waitUntil(lambda: win.docks["agent_editor"].isVisible(), timeout=WAIT)
     panel = ctl.panel
     view = panel.table
@@ -49,9 +49,9 @@ def test_drag_rows_to_reorder_then_undo(studio, qtbot):
     _drop(view, data, QtCore.QPoint(rect.center().x(), rect.top() + 3))
     qtbot.waitUntil(lambda: [a.name for a in win.session.project.config.agents] == names, timeout=WAIT)
     assert panel.selected_rows() == [0, 1]
-    win.actions_by_name["undo"].trigger()       # each drop is one undo step
+    win.action("Edit", "Undo").trigger()       # each drop is one undo step
     assert [a.name for a in win.session.project.config.agents] == names[2:5] + names[0:2] + names[5:]
-    win.actions_by_name["undo"].trigger()
+    win.action("Edit", "Undo").trigger()
     assert [a.name for a in win.session.project.config.agents] == names
     assert not win.session.modified
     # rows dragged from another table (another window or program) are refused

@@ -17,7 +17,7 @@ Qt = QtCore.Qt
 def test_branch_with_an_added_agent_keeps_the_old_recording(studio, qtbot, tmp_path):
     win = studio
     ctl = win.features["agent_editor"]
-    qtbot.keyClick(win, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClick(win.window, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     qtbot.waitUntil(lambda: win.docks["agent_editor"].isVisible(), timeout=WAIT)
     panel = ctl.panel
     simulate(qtbot, win, 10)
@@ -47,7 +47,7 @@ def test_branch_with_an_added_agent_keeps_the_old_recording(studio, qtbot, tmp_p
     assert (replay.array("positions") == old_positions).all() and len(replay.agents) == n
     assert agents_hash(replay_project.config.agents) == old_agents
     # the Episode info window lists both
-    qtbot.keyClick(win, Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClick(win.window, Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     info = win.features["episode_info"].dialog
     qtbot.waitUntil(lambda: info is not None and info.isVisible(), timeout=WAIT)
     texts = [info.saved.item(i).text() for i in range(info.saved.count())]
@@ -67,18 +67,18 @@ def test_undo_of_the_branch_forgets_the_kept_recording(studio, qtbot, tmp_path):
     win.set_cursor(6)
     qtbot.mouseClick(ctl.panel.add_car, Qt.MouseButton.LeftButton)
     win.answers["apply_branch"] = "branch"
-    qtbot.keyClick(win, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClick(win.window, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     qtbot.waitUntil(lambda: win.history is not old and not win.syncing, timeout=WAIT)
     assert [name for name, _ in win.session.kept] == ["main before branch at step 6"]
-    assert win.undo.undoText() == "Apply edits: new recording from step 6"
-    qtbot.keyClick(win, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)           # Edit ▸ Undo
+    assert win.undo_stack.undoText() == "Apply edits: new recording from step 6"
+    qtbot.keyClick(win.window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)           # Edit ▸ Undo
     assert win.history is old and win.session.kept == [] and win.session.cursor == 6
     qtbot.waitUntil(lambda: not win.syncing and win.playback.sim_steps == t_old, timeout=WAIT)
     folder = tmp_path / "undone"
     assert win.projects.save_to(folder)
     (main,) = load_project(folder).episodes
     assert main.steps == t_old and main.branched_at is None
-    win.actions_by_name["redo"].trigger()                                            # Edit ▸ Redo
+    win.action("Edit", "Redo").trigger()                                            # Edit ▸ Redo
     assert len(win.history.agents) == len(old.agents) + 1 and BRANCH_KEY in win.history.meta
     assert [name for name, _ in win.session.kept] == ["main before branch at step 6"]
     assert np.array_equal(win.session.kept[0][1].array("positions"), old.array("positions"))

@@ -24,9 +24,9 @@ def test_breakpoint_at_step_pauses_exactly_there(studio, qtbot):
     qtbot.wait(100)
     assert studio.num_steps == 9 and studio.cursor == 9
     assert "Breakpoint" in studio.last_message
-    studio.undo.undo()
+    studio.undo_stack.undo()
     assert studio.breakpoints == [] and studio.timeline.bar.breakpoints == []
-    studio.undo.redo()
+    studio.undo_stack.redo()
     assert len(studio.breakpoints) == 1
 
 
@@ -59,7 +59,7 @@ def test_play_continues_past_an_action_or_goal_breakpoint(studio, qtbot, bp_args
     win = studio
     win.add_breakpoint(Breakpoint(**bp_args))
     win.set_speed(0)
-    win.status("")
+    win.window.status("")
     win.play()
     qtbot.waitUntil(lambda: not win.playing and win.last_message.startswith("Breakpoint:"), timeout=WAIT)
     first = win.cursor
@@ -67,7 +67,7 @@ def test_play_continues_past_an_action_or_goal_breakpoint(studio, qtbot, bp_args
     seen = [first]
     win.set_speed(50)
     for _ in range(3):            # each Play moves on: to a later hit of the same breakpoint, never the same one
-        win.status("")
+        win.window.status("")
         win.play()
         qtbot.waitUntil(lambda: win.cursor > seen[-1] or not win.playing, timeout=WAIT)
         qtbot.waitUntil(lambda: not win.playing or win.cursor > seen[-1] + 3, timeout=WAIT)
@@ -89,21 +89,21 @@ def test_breakpoint_edits_mark_the_project_modified(studio, qtbot, tmp_path):
     simulate(qtbot, win, 3)
     win.add_breakpoint(Breakpoint("step", step=50))
     assert win.dirty
-    assert win.save_to(tmp_path / "p") and not win.dirty and not win.isWindowModified()
+    assert win.save_to(tmp_path / "p") and not win.dirty and not win.window.isWindowModified()
     win.bp_list.item(0).setCheckState(QtCore.Qt.CheckState.Unchecked)      # disable it in the dock
     assert not win.breakpoints[0].enabled
-    assert win.dirty and win.isWindowModified()
+    assert win.dirty and win.window.isWindowModified()
     win.answers["unsaved"] = "cancel"
     assert not win.open_path(tmp_path / "p")                               # the unsaved-changes question came
-    win.undo.undo()                                                        # back to the saved state
-    assert win.breakpoints[0].enabled and not win.dirty and not win.isWindowModified()
-    win.undo.redo()
+    win.undo_stack.undo()                                                        # back to the saved state
+    assert win.breakpoints[0].enabled and not win.dirty and not win.window.isWindowModified()
+    win.undo_stack.redo()
     assert not win.breakpoints[0].enabled and win.dirty
     assert win.save_to(tmp_path / "p") and not win.dirty
-    win.undo.undo()                                                        # undo past the save point
-    assert win.breakpoints[0].enabled and win.dirty and win.isWindowModified()
+    win.undo_stack.undo()                                                        # undo past the save point
+    assert win.breakpoints[0].enabled and win.dirty and win.window.isWindowModified()
     assert win.save_to(tmp_path / "p") and not win.dirty
     simulate(qtbot, win, win.num_steps + 1)                               # other changes stay unsaved
     win.add_breakpoint(Breakpoint("goal"))
-    win.undo.undo()
+    win.undo_stack.undo()
     assert win.dirty

@@ -52,7 +52,7 @@ def test_build_play_edit_undo_and_disable_an_edge_breakpoint(studio, qtbot):
 
     # Add… → condition builder: action Stop, subject this agent, "when it starts"
     click(qtbot, panel.add_btn)
-    dlg = win.bp.dialog
+    dlg = win.feature("breakpoints").dialog
     assert dlg is not None and dlg.isVisible() and dlg.windowTitle() == "Add breakpoint"
     pick(dlg, dlg.condition, "action")
     pick(dlg, dlg.subject, "agent")
@@ -61,7 +61,7 @@ def test_build_play_edit_undo_and_disable_an_edge_breakpoint(studio, qtbot):
     dlg.when.setChecked(True)
     assert dlg.preview.text().startswith(f"pause when {name} starts to Stop")
     click(qtbot, ok(dlg))
-    qtbot.waitUntil(lambda: win.bp.dialog is None, timeout=WAIT)
+    qtbot.waitUntil(lambda: win.feature("breakpoints").dialog is None, timeout=WAIT)
     want = Breakpoint("action", agent=name, action="Stop", mode="when")
     assert win.breakpoints == [want]
     item = win.bp_list.item(0)
@@ -72,7 +72,7 @@ def test_build_play_edit_undo_and_disable_an_edge_breakpoint(studio, qtbot):
     # play from the start: it pauses where the recorded decision changes to Stop (the reference run's step)
     win.set_cursor(0)
     win.set_speed(0)
-    win.status("")
+    win.window.status("")
     win.play()
     qtbot.waitUntil(lambda: not win.playing and win.last_message.startswith("Breakpoint:"), timeout=WAIT)
     assert win.cursor == first and win.num_steps == first + 1
@@ -84,29 +84,29 @@ def test_build_play_edit_undo_and_disable_an_edge_breakpoint(studio, qtbot):
     # Edit… → while; one undo step puts the edge breakpoint back
     win.bp_list.setCurrentRow(0)
     click(qtbot, panel.edit_btn)
-    dlg = win.bp.dialog
+    dlg = win.feature("breakpoints").dialog
     assert dlg.windowTitle() == "Edit breakpoint" and dlg.when.isChecked() and dlg.who.currentText() == name
     dlg.while_.setChecked(True)
     click(qtbot, ok(dlg))
-    qtbot.waitUntil(lambda: win.bp.dialog is None, timeout=WAIT)
+    qtbot.waitUntil(lambda: win.feature("breakpoints").dialog is None, timeout=WAIT)
     assert win.breakpoints == [Breakpoint("action", agent=name, action="Stop", mode="while")]
     assert win.bp_list.item(0).text() == f"pause while {name} does Stop"
-    assert win.undo.undoText().startswith("Edit breakpoint")
-    win.undo.undo()
+    assert win.undo_stack.undoText().startswith("Edit breakpoint")
+    win.undo_stack.undo()
     assert win.breakpoints == [want] and win.bp_list.item(0).text() == f"pause when {name} starts to Stop"
 
     # disable it with its check box: playing on runs past the next step at which the agent starts to Stop
     win.bp_list.item(0).setCheckState(QtCore.Qt.CheckState.Unchecked)
     assert win.breakpoints == [Breakpoint("action", agent=name, action="Stop", mode="when", enabled=False)]
     assert "disabled" in win.bp_list.item(0).toolTip()
-    win.status("")
+    win.window.status("")
     win.set_cursor(win.num_steps)
     win.play()
     qtbot.waitUntil(lambda: win.num_steps >= second + 5 or not win.playing, timeout=WAIT)
     win.pause()
     assert win.num_steps >= second + 5 and not win.last_message.startswith("Breakpoint:")
     # enabled again (undo of the check box), it would have fired there: the recorded steps say so
-    win.undo.undo()
+    win.undo_stack.undo()
     assert win.breakpoints == [want]
     assert want.check(win.history, second) is not None and want.check(win.history, second - 1) is None
 
@@ -117,7 +117,7 @@ def test_builder_offers_type_concept_clause_and_gridlock_and_refuses_duplicates(
     win = studio
     win.docks["breakpoints"].show()
     click(qtbot, win.bp_panel.add_btn)
-    dlg = win.bp.dialog
+    dlg = win.feature("breakpoints").dialog
     pick(dlg, dlg.condition, "clause")
     labels = [dlg.clause.itemText(i) for i in range(dlg.clause.count())]
     assert "Stop#1" in labels                          # the recording's clauses are offered
@@ -126,24 +126,24 @@ def test_builder_offers_type_concept_clause_and_gridlock_and_refuses_duplicates(
     pick(dlg, dlg.who, text="police")
     assert not dlg.action.isVisible() and dlg.mode_box.isVisible()
     click(qtbot, ok(dlg))
-    qtbot.waitUntil(lambda: win.bp.dialog is None, timeout=WAIT)
+    qtbot.waitUntil(lambda: win.feature("breakpoints").dialog is None, timeout=WAIT)
     assert win.breakpoints[-1] == Breakpoint("clause", concept="police", clause="Stop#1", mode="when")
 
     click(qtbot, win.bp_panel.add_btn)
-    dlg = win.bp.dialog
+    dlg = win.feature("breakpoints").dialog
     pick(dlg, dlg.condition, "gridlock")
     pick(dlg, dlg.subject, "type")
     pick(dlg, dlg.who, text="Car")
     assert dlg.preview.text().startswith("pause when any Car gets stuck in a gridlock")
     click(qtbot, ok(dlg))
-    qtbot.waitUntil(lambda: win.bp.dialog is None, timeout=WAIT)
+    qtbot.waitUntil(lambda: win.feature("breakpoints").dialog is None, timeout=WAIT)
     assert win.breakpoints[-1] == Breakpoint("gridlock", type="Car")
     assert [win.bp_list.item(i).text() for i in range(win.bp_list.count())] == [
         "pause when clause Stop#1 starts to fire for any police agent", "pause when any Car gets stuck in a gridlock"]
 
     # an empty clause is not a breakpoint: OK stays disabled and the preview says why
     click(qtbot, win.bp_panel.add_btn)
-    dlg = win.bp.dialog
+    dlg = win.feature("breakpoints").dialog
     pick(dlg, dlg.condition, "clause")
     dlg.clause.setCurrentText("")
     assert not ok(dlg).isEnabled() and "needs a clause" in dlg.preview.text()
@@ -152,7 +152,7 @@ def test_builder_offers_type_concept_clause_and_gridlock_and_refuses_duplicates(
     pick(dlg, dlg.subject, "type")
     pick(dlg, dlg.who, text="Car")
     click(qtbot, ok(dlg))
-    qtbot.waitUntil(lambda: win.bp.dialog is None, timeout=WAIT)
+    qtbot.waitUntil(lambda: win.feature("breakpoints").dialog is None, timeout=WAIT)
     assert len(win.breakpoints) == 2 and "Already a breakpoint" in win.last_message
 
     # Remove with nothing selected is disabled; select and remove (undoable)
@@ -161,7 +161,7 @@ def test_builder_offers_type_concept_clause_and_gridlock_and_refuses_duplicates(
     win.bp_list.setCurrentRow(1)
     click(qtbot, win.bp_panel.remove_btn)
     assert win.breakpoints == [Breakpoint("clause", concept="police", clause="Stop#1", mode="when")]
-    win.undo.undo()
+    win.undo_stack.undo()
     assert len(win.breakpoints) == 2
 
 
@@ -186,7 +186,7 @@ def test_play_from_a_paused_state_does_not_stop_at_once_for_the_step_it_simulate
     assert win.num_steps == k and win.cursor == k
     win.add_breakpoint(Breakpoint("action", agent=names[a], action="Stop", mode="when"))
     win.set_speed(0)
-    win.status("")
+    win.window.status("")
     win.play()
     qtbot.waitUntil(lambda: not win.playing, timeout=WAIT)
     assert win.cursor == later and f"at step {later}" in win.last_message, (k, later, win.cursor, win.last_message)

@@ -37,7 +37,7 @@ def test_a_breakpoint_in_a_burst_is_shown_before_playback_reports_it_stopped(stu
             held.append(True)
             time.sleep(0.4)
 
-    win.controller.worker.playingChanged.connect(hold_worker_thread, QtCore.Qt.ConnectionType.DirectConnection)
+    win.simulation.worker.playingChanged.connect(hold_worker_thread, QtCore.Qt.ConnectionType.DirectConnection)
     win.add_breakpoint(Breakpoint("action", agent=names[a], action="Stop", mode="when"))
     win.set_speed(0)
     win.play()

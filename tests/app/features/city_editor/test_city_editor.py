@@ -30,7 +30,7 @@ def _stroke(qtbot, win, cells):
 @pytest.fixture
 def win(qtbot, tmp_path):
     w = open_window(qtbot, tmp_path / "s.ini")
-    w.activateWindow()
+    w.window.activateWindow()
     w.map.setFocus()
     yield w
     close_window(w)
@@ -39,11 +39,11 @@ def win(qtbot, tmp_path):
 def test_paint_undo_validate_and_refuse_to_simulate(qtbot, win):
     ed = win.features["city_editor"]
     cfg = win.session.project.config
-    qtbot.keyClick(win, Qt.Key.Key_E)
+    qtbot.keyClick(win.window, Qt.Key.Key_E)
     assert ed.on and win.map.tools.active and win.docks["problems"].isVisible()
     win.map.vb.setRange(QtCore.QRectF(0, 0, 60, 60), padding=0)     # zoom in on the top-left block
     qtbot.wait(50)
-    qtbot.keyClick(win, Qt.Key.Key_1)                               # House
+    qtbot.keyClick(win.window, Qt.Key.Key_1)                               # House
     assert ed.tool_key == "House"
     before = cfg.city
     _stroke(qtbot, win, [(13, 20), (13, 26), (13, 30)])
@@ -51,27 +51,27 @@ def test_paint_undo_validate_and_refuse_to_simulate(qtbot, win):
     assert (cfg.city.building[13, 20:31] == BUILDING_CODES["House"]).all()
     assert tuple(win.map.map_item.image[13, 25]) == PAINT_RGB["House"]         # drawn at once
     assert win.session.stack.count == 1 and win.session.stack.undo_text() == "Paint House"
-    qt_stack = win.undo                                              # the History dock's QUndoStack
+    qt_stack = win.undo_stack                                           # the History dock's QUndoStack
     assert qt_stack.count() == 1 and qt_stack.text(0) == "Paint House"
-    qtbot.keyClick(win, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(win.window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert cfg.city is before and tuple(win.map.map_item.image[13, 25]) != PAINT_RGB["House"]
 
     # a sidewalk cell inside a building lot is cut off from the walking network: orange in the graph overlay
     assert cfg.city.building[20, 20] != 0
-    qtbot.keyClick(win, Qt.Key.Key_W)
+    qtbot.keyClick(win.window, Qt.Key.Key_W)
     ed.size_spin.setValue(1)
     _stroke(qtbot, win, [(20, 20)])
     qtbot.waitUntil(lambda: not ed.lanes_pending)
     overlay = win.map.tools.overlay_item.image
     assert tuple(overlay[20, 20]) == (255, 120, 0, 140) and tuple(overlay[13, 40]) != (255, 120, 0, 140)
     assert any(p.code in ("isolated-walking", "walking-split") for p in win.features["problems"].refresh_now())
-    qtbot.keyClick(win, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(win.window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
 
     # erase across the top traffic street: a dead end -> an error in Problems, stepping refused
-    qtbot.keyClick(win, Qt.Key.Key_X)
+    qtbot.keyClick(win.window, Qt.Key.Key_X)
     ed.size_spin.setValue(1)
     rect_start, rect_end = (0, 30), (10, 30)
-    qtbot.keyClick(win, Qt.Key.Key_R)
+    qtbot.keyClick(win.window, Qt.Key.Key_R)
     assert ed.tool_key == "rect" and ed.kind == "empty"
     _stroke(qtbot, win, [rect_start, (5, 30), rect_end])
     assert (cfg.city.street[0:11, 30] == 0).all()
@@ -79,19 +79,19 @@ def test_paint_undo_validate_and_refuse_to_simulate(qtbot, win):
     problems = ctl.refresh_now()
     errors = [p for p in problems if p.is_error and p.source == "city"]
     assert errors, problems
-    panel = win.panels.widget("problems")
+    panel = win.window.panels.widget("problems")
     panel.activate_row(0)
     assert win.map.tools.highlighted == errors[0].cells
     steps = win.num_steps
-    qtbot.keyClick(win, Qt.Key.Key_F10)
+    qtbot.keyClick(win.window, Qt.Key.Key_F10)
     qtbot.wait(200)
     assert win.num_steps == steps and "Cannot simulate a step" in win.last_message
-    qtbot.keyClick(win, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(win.window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert [p for p in ctl.refresh_now() if p.is_error] == []
     win.map.setFocus()
     qtbot.keyClick(win.map, Qt.Key.Key_Escape)                      # puts the tool down, not "Deselect"
     assert ed.on and not win.map.tools.active
-    qtbot.keyClick(win, Qt.Key.Key_E)                               # leave the mode: the map pans again
+    qtbot.keyClick(win.window, Qt.Key.Key_E)                               # leave the mode: the map pans again
     assert not ed.on and not win.map.tools.active
 
 
@@ -132,12 +132,12 @@ def test_an_edited_city_is_simulated_after_reset(qtbot, win):
     ed.replace(small, "New city")
     win.answers["reset"] = "reset"
     old_history = win.session.history
-    qtbot.keyClick(win, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(win.window, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: win.session.history is not old_history and not win.syncing, timeout=60_000)
     pos = np.asarray(win.session.history.array("positions"))[0]
     assert (pos[:, 0] < small.height).all() and (pos[:, 1] < small.width).all()
     assert small.drivable[tuple(pos[win.session.history.agents.kinds == 1].T)].all()
-    qtbot.keyClick(win, Qt.Key.Key_F10)
+    qtbot.keyClick(win.window, Qt.Key.Key_F10)
     qtbot.waitUntil(lambda: win.num_steps == 1, timeout=60_000)
 
 
@@ -178,49 +178,49 @@ def test_tool_keys_brush_snapping_preview_and_the_city_menu(qtbot, win, tmp_path
         return pick(city_edit.draft_of(win.session), r, c)
 
     def undo():
-        qtbot.keyClick(win, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+        qtbot.keyClick(win.window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
 
-    qtbot.keyClick(win, Qt.Key.Key_E)
+    qtbot.keyClick(win.window, Qt.Key.Key_E)
     win.map.vb.setRange(QtCore.QRectF(0, 0, 60, 60), padding=0)
     qtbot.wait(50)
-    qtbot.keyClick(win, Qt.Key.Key_W)
-    qtbot.keyClick(win, Qt.Key.Key_Period)                          # larger brush
-    qtbot.keyClick(win, Qt.Key.Key_Comma)
-    qtbot.keyClick(win, Qt.Key.Key_Comma)                           # smaller, twice
+    qtbot.keyClick(win.window, Qt.Key.Key_W)
+    qtbot.keyClick(win.window, Qt.Key.Key_Period)                          # larger brush
+    qtbot.keyClick(win.window, Qt.Key.Key_Comma)
+    qtbot.keyClick(win.window, Qt.Key.Key_Comma)                           # smaller, twice
     assert ed.size_spin.value() == ed.brush_size("walking") == 4
     qtbot.mouseMove(win.map.viewport(), win.map.tools.viewport_pos_of_cell(30, 30))
     lo, hi = brush_offsets(4)
     qtbot.waitUntil(lambda: win.map.tools.preview_rects == [(30 - lo, 30 - lo, 30 + hi, 30 + hi)], timeout=5000)
 
-    qtbot.keyClick(win, Qt.Key.Key_K)                               # eyedropper on an Office
+    qtbot.keyClick(win.window, Qt.Key.Key_K)                               # eyedropper on an Office
     assert kind(20, 20) == "Office"
     _stroke(qtbot, win, [(20, 20)])
     assert ed.tool_key == "Office" and ed.map.tools.tool.kind == "Office" and stack.count == 0
 
-    qtbot.keyClick(win, Qt.Key.Key_T)                               # a traffic street across the block
+    qtbot.keyClick(win.window, Qt.Key.Key_T)                               # a traffic street across the block
     _stroke(qtbot, win, [(30, 20), (30, 30), (30, 40)])
     assert kind(30, 30) == "traffic_h" and stack.undo_text() == "Paint traffic street"
     undo()
     assert kind(30, 30) == "walking"
-    qtbot.keyClick(win, Qt.Key.Key_C)                               # a zebra crossing on the top street
+    qtbot.keyClick(win.window, Qt.Key.Key_C)                               # a zebra crossing on the top street
     _stroke(qtbot, win, [(5, 30)])
     assert kind(5, 30) == "crossing" and stack.undo_text() == "Paint crossing"
     undo()
 
-    qtbot.keyClick(win, Qt.Key.Key_X)                               # erase a diagonal: snapped, it stays on row 20
+    qtbot.keyClick(win.window, Qt.Key.Key_X)                               # erase a diagonal: snapped, it stays on row 20
     ed.size_spin.setValue(1)
     _stroke(qtbot, win, [(20, 20), (22, 22), (24, 24)])
     assert kind(20, 24) == "empty" and kind(24, 24) == "Office"
     undo()
-    qtbot.keyClick(win, Qt.Key.Key_S)                               # snapping off: the stroke follows the mouse
+    qtbot.keyClick(win.window, Qt.Key.Key_S)                               # snapping off: the stroke follows the mouse
     assert not ed.snap
     _stroke(qtbot, win, [(20, 20), (22, 22), (24, 24)])
     assert kind(22, 22) == kind(24, 24) == "empty" and kind(20, 24) == "Office"
     undo()
-    qtbot.keyClick(win, Qt.Key.Key_S)
+    qtbot.keyClick(win.window, Qt.Key.Key_S)
     assert ed.snap
 
-    qtbot.keyClick(win, Qt.Key.Key_M)                               # select / move a block
+    qtbot.keyClick(win.window, Qt.Key.Key_M)                               # select / move a block
     qtbot.mouseMove(win.map.viewport(), win.map.tools.viewport_pos_of_cell(20, 20))
     qtbot.waitUntil(lambda: win.map.tools.preview_rects[:1] == [(11, 11, 45, 45)], timeout=5000)
     _stroke(qtbot, win, [(20, 20), (20, 21), (20, 22)])
@@ -240,7 +240,7 @@ def test_tool_keys_brush_snapping_preview_and_the_city_menu(qtbot, win, tmp_path
         return True
 
     answered = _answer_modal(qtbot, new_city)
-    qtbot.keyClick(win, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClick(win.window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     assert answered and cfg.city.shape == (103, 103) and stack.undo_text() == "New city"
 
     def bigger(dlg):
@@ -258,8 +258,8 @@ def test_tool_keys_brush_snapping_preview_and_the_city_menu(qtbot, win, tmp_path
     monkeypatch.setattr(QtWidgets.QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), ""))
     ed.export_action.trigger()
     assert np.array_equal(load_map(out).building, cfg.city.building)
-    win.activateWindow()                                            # the dialogs had the focus
-    qtbot.waitUntil(win.isActiveWindow, timeout=5000)
+    win.window.activateWindow()                                            # the dialogs had the focus
+    qtbot.waitUntil(win.window.isActiveWindow, timeout=5000)
     undo()
     undo()                                                          # back to the bundled city
     assert cfg.city.shape == (241, 241)
@@ -277,10 +277,10 @@ def test_edited_city_and_agents_save_and_reopen_equal(qtbot, win, tmp_path, monk
     from core.studio import agent_sets as A
 
     ed = win.features["city_editor"]
-    qtbot.keyClick(win, Qt.Key.Key_E)
+    qtbot.keyClick(win.window, Qt.Key.Key_E)
     win.map.vb.setRange(QtCore.QRectF(0, 0, 60, 60), padding=0)
     qtbot.wait(50)
-    qtbot.keyClick(win, Qt.Key.Key_1)                               # a House stroke
+    qtbot.keyClick(win.window, Qt.Key.Key_1)                               # a House stroke
     _stroke(qtbot, win, [(13, 20), (13, 30)])
     assert ed.tool_key == "House" and win.session.stack.count == 1
     car = next(i for i, a in enumerate(win.session.project.config.agents) if a.kind is Kind.CAR)
@@ -288,7 +288,7 @@ def test_edited_city_and_agents_save_and_reopen_equal(qtbot, win, tmp_path, monk
     city, aset = win.session.project.config.city, win.session.project.config.agents
     root = tmp_path / "edited"
     monkeypatch.setattr(QtWidgets.QFileDialog, "getExistingDirectory", lambda *a, **k: str(root))
-    qtbot.keyClick(win, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClick(win.window, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     qtbot.waitUntil(lambda: (root / "project.yaml").exists() and not win.session.modified, timeout=60_000)
     other = open_window(qtbot, tmp_path / "s2.ini", root)
     try:

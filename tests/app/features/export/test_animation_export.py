@@ -16,24 +16,24 @@ def test_export_png_gif_and_images(studio, qtbot, tmp_path):
 
     simulate(qtbot, studio, 8)
     png = tmp_path / "view.png"
-    assert studio.export_png(str(png))
+    assert studio.feature("export").export_png(str(png))
     with Image.open(png) as im:
         assert im.size[0] > 100
     done = []
-    exp = studio.exporter.start([0, 2, 4, 6], "gif", tmp_path / "a.gif", width=200, fps=4)
+    exp = studio.feature("export").start([0, 2, 4, 6], "gif", tmp_path / "a.gif", width=200, fps=4)
     exp.finished.connect(lambda ok, msg: done.append(ok))
     qtbot.waitUntil(lambda: bool(done), timeout=WAIT)
     assert done == [True]
     with Image.open(tmp_path / "a.gif") as im:
         assert im.n_frames == 4 and im.size[0] == 200
     done.clear()
-    exp = studio.exporter.start([1, 3, 5], "images", tmp_path / "seq", width=160, show_progress=False)
+    exp = studio.feature("export").start([1, 3, 5], "images", tmp_path / "seq", width=160, show_progress=False)
     exp.finished.connect(lambda ok, msg: done.append(ok))
     qtbot.waitUntil(lambda: bool(done), timeout=WAIT)
     assert sorted(p.name for p in (tmp_path / "seq").iterdir()) == [
         "frame_00001.png", "frame_00003.png", "frame_00005.png"]
     done.clear()
-    exp = studio.exporter.start(list(range(9)), "gif", tmp_path / "c.gif", show_progress=False)
+    exp = studio.feature("export").start(list(range(9)), "gif", tmp_path / "c.gif", show_progress=False)
     exp.finished.connect(lambda ok, msg: done.append(ok))
     exp.cancel()
     qtbot.waitUntil(lambda: bool(done), timeout=WAIT)
@@ -44,17 +44,17 @@ def test_image_sequence_into_an_unwritable_folder_shows_an_error(studio, qtbot, 
     simulate(qtbot, studio, 3)
     blocker = tmp_path / "afile"
     blocker.write_text("x")                  # a folder below a regular file can never be created (even by root)
-    dlg = studio.exporter.dialog()
+    dlg = studio.feature("export").dialog()
     dlg.kind.setCurrentIndex(1)
     dlg.out_edit.setText(str(blocker / "seq"))
     dlg._start()                             # what OK does; raised OSError out of the slot before
     qtbot.waitUntil(lambda: studio.last_error is not None, timeout=WAIT)
     title, file, problem = studio.last_error
     assert title == "Could not export the steps" and str(blocker / "seq") in file and "folder" in problem
-    prog = studio.findChild(QtWidgets.QProgressDialog, "exportProgress")
+    prog = studio.window.findChild(QtWidgets.QProgressDialog, "exportProgress")
     assert prog is None or not prog.isVisible()
     studio.last_error = None                 # a GIF there fails in the encoder job: also a dialog
-    studio.exporter.start([0, 1], "gif", blocker / "x.gif", width=100)
+    studio.feature("export").start([0, 1], "gif", blocker / "x.gif", width=100)
     qtbot.waitUntil(lambda: studio.last_error is not None, timeout=WAIT)
     assert studio.last_error[0] == "Could not export the steps"
 
@@ -70,10 +70,10 @@ def test_cancel_while_encoding_the_gif_writes_nothing(studio, qtbot, tmp_path, m
     monkeypatch.setattr(GifBuilder, "encode", lambda self: (release.wait(20), real_encode(self))[1])
     out = tmp_path / "c.gif"
     done = []
-    exp = studio.exporter.start(list(range(5)), "gif", out, width=200)
+    exp = studio.feature("export").start(list(range(5)), "gif", out, width=200)
     exp.finished.connect(lambda ok, m: done.append((ok, m)))
     qtbot.waitUntil(lambda: exp.encode_job is not None, timeout=WAIT)    # encoding runs as a job of the runner
-    progress = studio.exporter.progress_dialog
+    progress = studio.feature("export").progress_dialog
     assert progress.labelText() == "Encoding the GIF…"
     progress.findChild(QtWidgets.QPushButton).click()     # Cancel
     release.set()

@@ -15,13 +15,13 @@ from PySide6 import QtCore, QtWidgets  # noqa: E402
 
 
 def _file_action(win):
-    file_menu = next(a.menu() for a in win.menuBar().actions() if a.menu() and a.text().replace("&", "") == "File")
+    file_menu = next(a.menu() for a in win.window.menuBar().actions() if a.menu() and a.text().replace("&", "") == "File")
     return next(a for a in file_menu.actions() if a.objectName() == "exportDatasetAction")
 
 
 def _dialog(qtbot, win):
     _file_action(win).trigger()
-    dlg = win.findChild(QtWidgets.QDialog, "datasetExportDialog")
+    dlg = win.window.findChild(QtWidgets.QDialog, "datasetExportDialog")
     qtbot.waitUntil(lambda: dlg is not None and dlg.isVisible(), timeout=WAIT)
     return dlg
 

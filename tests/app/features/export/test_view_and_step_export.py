@@ -15,9 +15,10 @@ pytest.importorskip("pytestqt")
 from PySide6 import QtGui, QtWidgets  # noqa: E402
 
 
-def _trigger(qtbot, win, name: str) -> None:
-    """What a menu click or the shortcut does: the action's triggered(checked=False), then the event loop runs."""
-    win.actions_by_name[name].trigger()
+def _trigger(qtbot, win, *menu: str) -> None:
+    """What a click on the menu entry ``menu`` or its shortcut does: the action's triggered(checked=False), then
+    the event loop runs."""
+    win.trigger(*menu)
     qtbot.wait(20)
 
 
@@ -30,17 +31,17 @@ def test_ctrl_e_exports_the_view_as_png(studio, qtbot, tmp_path, monkeypatch):
         return str(out), filters
 
     monkeypatch.setattr(QtWidgets.QFileDialog, "getSaveFileName", staticmethod(save_dialog))
-    action = studio.actions_by_name["export_png"]
+    action = studio.action("File", "Export view as PNG…")
     assert action.shortcut() == QtGui.QKeySequence("Ctrl+E")
-    _trigger(qtbot, studio, "export_png")
+    _trigger(qtbot, studio, "File", "Export view as PNG…")
     assert studio.last_error is None, studio.last_error      # was: "expected str … not bool" (checked=False as path)
     assert asked and out.exists() and out.stat().st_size > 1000
     assert studio.last_message == f"Saved {out}"
 
 
 def _open_export_dialog(qtbot, win):
-    _trigger(qtbot, win, "export_anim")                  # File ▸ Export steps as GIF / images… (Ctrl+Shift+E)
-    dlg = win.findChildren(QtWidgets.QDialog, "exportDialog")[-1]
+    _trigger(qtbot, win, "File", "Export steps as GIF / images…")                  # File ▸ Export steps as GIF / images… (Ctrl+Shift+E)
+    dlg = win.window.findChildren(QtWidgets.QDialog, "exportDialog")[-1]
     qtbot.waitUntil(dlg.isVisible, timeout=WAIT)
     return dlg
 
@@ -51,11 +52,11 @@ def _ok(dlg):
 
 
 def _wait_export(qtbot, win):
-    exp = win.exporter.current
+    exp = win.feature("export").current
     done = []
     exp.finished.connect(lambda ok, msg: done.append(ok))
     qtbot.waitUntil(lambda: bool(done) or exp.done >= len(exp.steps) and not exp._timer.isActive(), timeout=WAIT)
-    qtbot.waitUntil(lambda: win.exporter.current is exp and not exp._timer.isActive(), timeout=WAIT)
+    qtbot.waitUntil(lambda: win.feature("export").current is exp and not exp._timer.isActive(), timeout=WAIT)
 
 
 def test_export_dialog_starts_in_the_last_used_folder_and_captions_frames(studio, qtbot, tmp_path, monkeypatch):
@@ -76,7 +77,7 @@ def test_export_dialog_starts_in_the_last_used_folder_and_captions_frames(studio
     _wait_export(qtbot, studio)
     # the same frames without the caption: they differ only in the top-left corner, where "step k" is written
     done = []
-    exp = studio.exporter.start([1, 2], "images", tmp_path / "plain", width=300, show_progress=False)
+    exp = studio.feature("export").start([1, 2], "images", tmp_path / "plain", width=300, show_progress=False)
     exp.finished.connect(lambda ok, msg: done.append(ok))
     qtbot.waitUntil(lambda: bool(done), timeout=WAIT)
     for k in (1, 2):
@@ -108,5 +109,5 @@ def test_unticked_caption_is_remembered_and_png_export_uses_the_folder(studio, q
     asked = []
     monkeypatch.setattr(QtWidgets.QFileDialog, "getSaveFileName",
                         staticmethod(lambda parent, title, start, filters: (asked.append(start), ("", ""))[1]))
-    _trigger(qtbot, studio, "export_png")
+    _trigger(qtbot, studio, "File", "Export view as PNG…")
     assert asked == [str((tmp_path / "gifs").resolve() / "map.png")]

@@ -14,13 +14,13 @@ pytest.importorskip("pytestqt")
 def test_render_dock_accept_updates_map_icons(qtbot, tmp_path):
     win = open_window(qtbot, tmp_path / "studio.ini")
     try:
-        assert "render" in win.docks and win.render_dock is not None
+        assert "render" in win.docks and win.panel("render") is not None
         assert win.docks["render"].toggleViewAction() in win.docks_menu.actions()
-        win.actions_by_name["icons"].trigger()          # icon art on: the map view builds its renderer
+        win.action("View", "Draw agents as icon art").trigger()          # icon art on: the map view builds its renderer
         qtbot.waitUntil(lambda: getattr(win.map, "_renderer", None) is not None, timeout=10_000)
         renderer = win.map._renderer
         assert not renderer.icons.from_library["ambulance"]
-        dock = win.render_dock
+        dock = win.panel("render")
         img = Image.new("RGBA", (48, 84), (250, 20, 200, 255))
         rec = dock.library.add("ambulance", img, {"prompt": "test ambulance", "seed": 1})
         dock.semantic_combo.setCurrentIndex(dock.semantic_combo.findData("ambulance"))
@@ -47,7 +47,7 @@ def test_studio_opens_with_a_bad_icon_sidecar(qtbot, tmp_path, monkeypatch):
     monkeypatch.setenv("LOGICITY_DATA_DIR", str(data))
     win = open_window(qtbot, tmp_path / "studio.ini", path=None)
     try:
-        dock = win.render_dock
+        dock = win.panel("render")
         dock.set_semantic("walking_street")
         (item_id,) = dock.gallery.ids()
         assert "'seed'" in dock.gallery.list.item(0).toolTip() and str(folder / "x1.json") in \
@@ -69,13 +69,13 @@ def test_render_dock_controls_and_results_visible_in_the_studio(qtbot, tmp_path)
 
     win = open_window(qtbot, tmp_path / "studio.ini", path=None)
     try:
-        win.resize(1440, 880)
+        win.window.resize(1440, 880)
         qtbot.wait(50)
         dock_w = win.docks["render"]
         dock_w.show()
         dock_w.raise_()
         qtbot.waitUntil(lambda: dock_w.isVisible() and dock_w.height() >= 300, timeout=5000)
-        dock = win.render_dock
+        dock = win.panel("render")
         viewport = dock_w.widget().viewport()
         for w in (dock.generate_btn, dock.cancel_btn, dock.progress_bar, dock.model_help_btn):
             assert _visible_rect(w, viewport).size() == w.size(), w
@@ -116,7 +116,7 @@ def test_generate_without_a_model_says_how_to_configure_one(studio, monkeypatch)
     monkeypatch.delenv("LOGICITY_ICON_MODEL", raising=False)
     win = studio
     win.docks["render"].show()
-    rd = win.render_dock
+    rd = win.panel("render")
     rd.model_edit.setText("")
     rd.tabs.setCurrentIndex(0)
     rd.generate_btn.click()

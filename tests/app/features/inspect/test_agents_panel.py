@@ -22,7 +22,7 @@ pytestmark = pytest.mark.gui
 def show_state(win, k: int) -> None:
     win.set_cursor(k)
     win.flush_redraw()
-    win.agents_ctl.refresh_rows()
+    win.feature("inspect").agents.refresh_rows()
 
 
 def click_map_cell(qtbot, win, row: int, col: int) -> None:
@@ -37,7 +37,7 @@ def test_agents_panel_lists_the_state_and_selects_and_centres(studio, qtbot):
     assert dock.toggleViewAction() in win.docks_menu.actions()
     dock.show()
     dock.raise_()
-    panel = win.panels.widget("agents")
+    panel = win.window.panels.widget("agents")
     qtbot.waitUntil(panel.isVisible, timeout=WAIT)
     show_state(win, 12)
     assert panel.model.rows == agent_rows(win.history, 12)
@@ -111,10 +111,10 @@ def test_agent_names_on_the_map_follow_the_view_menu(studio, qtbot):
     win = studio
     simulate(qtbot, win, 5)
     show_state(win, 5)
-    view_menu = next(a.menu() for a in win.menuBar().actions() if a.text() == "&View")
-    action = win.agents_ctl.action
+    view_menu = next(a.menu() for a in win.window.menuBar().actions() if a.text() == "&View")
+    action = win.feature("inspect").agents.action
     assert action in view_menu.actions() and not action.isChecked()
-    layer = win.agents_ctl.labels
+    layer = win.feature("inspect").agents.labels
     assert not layer.isVisible()
     action.trigger()
     assert win.session.view.labels and layer.isVisible()
@@ -153,7 +153,7 @@ def test_the_witness_of_the_explanation_is_ringed_and_linked(studio, qtbot):
     win.select_agent(agent)
     win.flush_redraw()
     ws = witness_agents(win.history, k, agent)
-    overlay = win.agents_ctl.witness
+    overlay = win.feature("inspect").agents.witness
     assert overlay.agents == ws and overlay.ring.isVisible() and overlay.line.isVisible()
     pos = np.asarray(win.history.snapshot(k).positions)
     x, y = overlay.ring.getData()
@@ -179,7 +179,7 @@ def test_ctrl_click_compares_agents_side_by_side(studio, qtbot):
     simulate(qtbot, win, 12)
     win.docks["agents"].show()
     win.docks["agents"].raise_()
-    panel = win.panels.widget("agents")
+    panel = win.window.panels.widget("agents")
     qtbot.waitUntil(panel.isVisible, timeout=WAIT)
     show_state(win, 10)
     names = win.session.agent_names
@@ -191,7 +191,7 @@ def test_ctrl_click_compares_agents_side_by_side(studio, qtbot):
     qtbot.mouseClick(vp, QtCore.Qt.MouseButton.LeftButton, ctrl, panel.row_rect(second).center())
     qtbot.mouseClick(vp, QtCore.Qt.MouseButton.LeftButton, ctrl, panel.row_rect(third).center())
     assert win.selected == first                       # Ctrl+click does not change the selection
-    dock, view = win.docks["compare"], win.panels.widget("compare")
+    dock, view = win.docks["compare"], win.window.panels.widget("compare")
     assert dock.isVisible() and view.isVisible()
     assert view.agents == (first, second, third)
     assert [view.table.horizontalHeaderItem(j).text() for j in range(3)] == ["Car_3", "Car_5", "Pedestrian_2"]
@@ -207,7 +207,7 @@ def test_ctrl_click_compares_agents_side_by_side(studio, qtbot):
     x = header.sectionViewportPosition(1) + header.sectionSize(1) // 2
     qtbot.mouseClick(header.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=QtCore.QPoint(x, header.height() // 2))
     qtbot.waitUntil(lambda: win.selected == second, timeout=WAIT)
-    win.agents_ctl.refresh_rows()
+    win.feature("inspect").agents.refresh_rows()
     assert view.agents == (second, first)               # the selected agent first
     qtbot.mouseClick(view.clear_btn, QtCore.Qt.MouseButton.LeftButton)
     assert view.agents == (second,) and view.table.columnCount() == 0 and panel.model.compare == ()

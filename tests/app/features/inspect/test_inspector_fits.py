@@ -11,7 +11,7 @@ from PySide6 import QtGui, QtWidgets  # noqa: E402
 
 
 def test_true_predicates_table_is_in_sight_at_1440x900(studio, qtbot):
-    studio.resize(1440, 900)
+    studio.window.resize(1440, 900)
     simulate(qtbot, studio, 5)
     studio.select_agent_by_name("Car_3")
     studio.flush_redraw()

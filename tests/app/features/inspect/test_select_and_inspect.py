@@ -58,7 +58,7 @@ def test_clicking_an_agent_selects_it_and_the_inspector_matches_the_core(studio,
             rep.fired.split(":")[0] in studio.inspector.summary.parts.why
     # hovering names the cell, its semantic and the agent on it
     studio.map._on_mouse_moved(scene_pt)
-    hover = studio.hover_label.text()
+    hover = studio.status_labels.hover_label.text()
     assert f"cell ({r}, {c})" in hover and studio.history.agents.names[picked] in hover
     from core.view.colouring import semantic_at
 
@@ -98,14 +98,14 @@ def test_text_selected_in_the_inspector_can_be_copied_and_keeps_the_studio_s_key
     qtbot.keyClick(focus, QtCore.Qt.Key.Key_Space)            # play
     qtbot.waitUntil(lambda: studio.num_steps >= 10, timeout=WAIT)
     qtbot.keyClick(focus, QtCore.Qt.Key.Key_Space)            # pause
-    qtbot.waitUntil(lambda: not studio.controller.worker.playing, timeout=WAIT)
+    qtbot.waitUntil(lambda: not studio.simulation.worker.playing, timeout=WAIT)
 
 
 def test_follow_keeps_the_selected_agent_centred(studio, qtbot):
     simulate(qtbot, studio, 6)
     studio.select_agent(1)
     studio.map.zoom(0.3)
-    studio.actions_by_name["follow"].setChecked(True)
+    studio.action("View", "Follow selected agent").setChecked(True)
     for k in (0, 3, 6):
         studio.set_cursor(k)
         studio.flush_redraw()
@@ -128,7 +128,7 @@ def test_colour_by_changes_glyph_colours_and_legend(studio, qtbot):
     for i, c in enumerate(colours):
         assert tuple(int(v) for v in c) == ACTION_COLOURS[ACTION_NAMES[int(dec[i])]]
     assert studio.legend._agent_title.title() == "Agents — Action (next)"
-    assert studio.colour_combo.currentText() == "Action (next)"
+    assert studio.feature("view").colour_combo.currentText() == "Action (next)"
 
 
 def test_intersection_overlay_shows_over_icon_art(studio, qtbot):
@@ -139,11 +139,11 @@ def test_intersection_overlay_shows_over_icon_art(studio, qtbot):
     win = studio
     simulate(qtbot, win, 2)
     for icons in (False, True):
-        win.actions_by_name["icons"].setChecked(icons)
+        win.action("View", "Draw agents as icon art").setChecked(icons)
         assert win.map.style == ("icons" if icons else "glyphs"), win.last_error
         shots = []
         for on in (False, True):
-            win.actions_by_name["intersections"].setChecked(on)
+            win.action("View", "Show intersections").setChecked(on)
             win.flush_redraw()
             QtWidgets.QApplication.processEvents()
             shots.append(qimage_to_rgb(win.map.render_image(600)).astype(int))

@@ -26,13 +26,13 @@ def test_problems_are_listed_lead_to_their_cells_and_errors_block_stepping(qtbot
     win = open_window(qtbot, tmp_path / "s.ini")
     try:
         ctl = win.features["problems"]
-        panel = win.panels.widget("problems")
+        panel = win.window.panels.widget("problems")
         found.append(Problem(WARNING, "a lonely sidewalk", "test", cells=((100, 100), (101, 100))))
         ctl.refresh_now()
         assert ("a lonely sidewalk", "cell (100, 100) +1", "test") in panel.row_texts()
         steps = win.num_steps
-        win.activateWindow()
-        qtbot.keyClick(win, QtCore.Qt.Key.Key_F10)          # a warning does not block
+        win.window.activateWindow()
+        qtbot.keyClick(win.window, QtCore.Qt.Key.Key_F10)          # a warning does not block
         qtbot.waitUntil(lambda: win.num_steps == steps + 1, timeout=60_000)
 
         found.insert(0, Problem(ERROR, "the lane graph is split", "test", cells=((20, 30),)))
@@ -46,7 +46,7 @@ def test_problems_are_listed_lead_to_their_cells_and_errors_block_stepping(qtbot
         assert x0 <= 30.5 <= x1 and y0 <= 20.5 <= y1 and x1 - x0 < 100   # zoomed in on the cell
 
         win.docks["problems"].hide()
-        qtbot.keyClick(win, QtCore.Qt.Key.Key_F10)
+        qtbot.keyClick(win.window, QtCore.Qt.Key.Key_F10)
         qtbot.wait(300)
         assert win.num_steps == steps + 1                                 # refused
         assert "Cannot simulate a step" in win.last_message and "lane graph is split" in win.last_message

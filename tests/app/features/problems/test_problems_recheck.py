@@ -14,7 +14,7 @@ from app.features.problems.controller import RECHECK_DELAY_MS  # noqa: E402
 
 def test_recording_steps_does_not_recheck_but_an_edit_does(studio, qtbot):
     win = studio
-    panel = win.panels.widget("problems")
+    panel = win.window.panels.widget("problems")
     qtbot.wait(3 * RECHECK_DELAY_MS)                 # the check scheduled at start-up has run
     checks: list[int] = []
     real = panel.set_problems
@@ -24,5 +24,5 @@ def test_recording_steps_does_not_recheck_but_an_edit_does(studio, qtbot):
     assert win.session.modified                       # recording made the project unsaved...
     qtbot.wait(3 * RECHECK_DELAY_MS)
     assert checks == []                               # ...and was no reason to check again
-    win.actions_by_name["bp_here"].trigger()          # an edit (a command on the stack): checked again
+    win.action("Breakpoints", "Toggle breakpoint at this step").trigger()          # an edit (a command on the stack): checked again
     qtbot.waitUntil(lambda: len(checks) == 1, timeout=WAIT)

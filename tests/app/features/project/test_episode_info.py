@@ -16,7 +16,7 @@ def test_episode_info_shows_the_saved_provenance(studio, qtbot, tmp_path):
     simulate(qtbot, win, 2)
     assert win.projects.save_to(tmp_path / "proj")
     cfg = win.session.project.config
-    qtbot.keyClick(win, Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClick(win.window, Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     ctl = win.features["episode_info"]
     qtbot.waitUntil(lambda: ctl.dialog is not None and ctl.dialog.isVisible(), timeout=WAIT)
     saved = ctl.dialog.saved

@@ -35,12 +35,14 @@ def _open_from_menu(qtbot, win, path, monkeypatch):
     """File ▸ Open… with the file dialog answered by ``path``."""
     monkeypatch.setattr(QtWidgets.QFileDialog, "getOpenFileName",
                         staticmethod(lambda *a, **k: (str(path), "Episodes (*.npz)")))
-    win.actions_by_name["open"].trigger()
+    win.action("File", "Open project…").trigger()
     qtbot.wait(20)
 
 
-def _trigger(qtbot, win, name):
-    win.actions_by_name[name].trigger()
+def _trigger(qtbot, win, *menu: str) -> None:
+    """What a click on the menu entry ``menu`` or its shortcut does: the action's triggered(checked=False), then
+    the event loop runs."""
+    win.trigger(*menu)
     qtbot.wait(20)
 
 
@@ -56,7 +58,7 @@ def test_file_open_shows_an_episode_as_a_read_only_replay(studio, qtbot, episode
     assert np.array_equal(studio.history.array("positions"), ep.array("positions"))
     assert np.array_equal(studio.history.array("fired"), ep.array("fired"))
     assert "Read-only replay of ep.npz" in studio.last_message and "Save project as" in studio.last_message
-    assert "read-only replay" in studio.windowTitle() and not studio.dirty
+    assert "read-only replay" in studio.window.windowTitle() and not studio.dirty
     # inspector and statistics work on it
     studio.set_cursor(10)
     studio.select_agent_by_name("Car_3")
@@ -66,28 +68,30 @@ def test_file_open_shows_an_episode_as_a_read_only_replay(studio, qtbot, episode
     assert f"{STEPS} steps" in studio.stats.summary.text()
     # nothing is simulated past its end: Play, Step, Reset, Branch and Force say why and change nothing
     studio.set_cursor(STEPS)
-    for name in ("play", "step", "forward", "reset"):
-        studio.last_message = ""
-        _trigger(qtbot, studio, name)
+    for menu in (("Simulation", "Play"), ("Simulation", "Step (simulate one)"), ("Timeline", "Step forward"),
+                 ("Simulation", "Reset simulation")):
+        studio.window.status("")
+        _trigger(qtbot, studio, *menu)
         qtbot.wait(100)
-        assert not studio.playing and studio.num_steps == STEPS, name
-        assert "read-only replay" in studio.last_message, (name, studio.last_message)
+        assert not studio.playing and studio.num_steps == STEPS, menu
+        assert "read-only replay" in studio.last_message, (menu, studio.last_message)
     studio.set_cursor(5)
-    _trigger(qtbot, studio, "branch")
+    _trigger(qtbot, studio, "Simulation", "Branch here")
     assert studio.num_steps == STEPS and "Cannot branch" in studio.last_message
     studio.force_action(3)
     assert studio.session.interventions == () and "Cannot force" in studio.last_message
     # Play from the past replays the recording and stops at its end
     studio.set_speed(50)
-    _trigger(qtbot, studio, "play")
+    _trigger(qtbot, studio, "Simulation", "Play")
     assert studio.replaying
     qtbot.waitUntil(lambda: not studio.playing, timeout=WAIT)
     assert studio.cursor == STEPS and studio.num_steps == STEPS
     assert "Cannot play past the end" in studio.last_message
     # listed in File ▸ Open recent
     assert recent_files(studio.settings)[0] == str(episode_file.resolve())
-    studio.recent_menu.aboutToShow.emit()
-    assert str(episode_file.resolve()) in [a.text() for a in studio.recent_menu.actions()]
+    recent = studio.window.menuBar().findChild(QtWidgets.QMenu, "menu_file_recent")
+    recent.aboutToShow.emit()                                        # the menu is filled as it opens
+    assert str(episode_file.resolve()) in [a.text() for a in recent.actions()]
 
 
 def test_save_as_turns_the_replay_into_a_project(studio, qtbot, episode_file, tmp_path, monkeypatch):
@@ -98,9 +102,8 @@ def test_save_as_turns_the_replay_into_a_project(studio, qtbot, episode_file, tm
     folder = tmp_path / "from-episode"
     monkeypatch.setattr(QtWidgets.QFileDialog, "getExistingDirectory", staticmethod(lambda *a, **k: str(folder)))
     said = []
-    real_status = studio.status
-    monkeypatch.setattr(studio, "status", lambda text, ms=6000: (said.append(text), real_status(text, ms)))
-    _trigger(qtbot, studio, "save")                       # Ctrl+S on a replay asks for a folder (Save As)
+    studio.window.statusBar().messageChanged.connect(said.append)   # every status-line message, as shown
+    _trigger(qtbot, studio, "File", "Save project")                       # Ctrl+S on a replay asks for a folder (Save As)
     qtbot.waitUntil(lambda: studio.session.read_only is None and studio.history is not None
                     and not studio.syncing, timeout=WAIT)
     assert studio.last_error is None, studio.last_error
@@ -108,7 +111,7 @@ def test_save_as_turns_the_replay_into_a_project(studio, qtbot, episode_file, tm
     assert studio.num_steps == STEPS and studio.sim_steps == STEPS     # re-simulated: it can be continued
     assert any("Saved the replay of ep.npz as a project" in m for m in said), said
     studio.set_cursor(STEPS)
-    _trigger(qtbot, studio, "step")
+    _trigger(qtbot, studio, "Simulation", "Step (simulate one)")
     qtbot.waitUntil(lambda: studio.num_steps == STEPS + 1, timeout=WAIT)
 
 
@@ -141,7 +144,7 @@ def test_a_damaged_episode_gives_a_located_error_and_keeps_the_studio(studio, qt
     if damage == "no-config":
         assert "embed" in problem
     assert studio.project is project and studio.history is history and studio.session.read_only is None
-    assert studio.findChild(QtWidgets.QMessageBox, "errorDialog") is not None
+    assert studio.window.findChild(QtWidgets.QMessageBox, "errorDialog") is not None
 
 
 def test_main_py_opens_an_episode(episode_file, tmp_path):

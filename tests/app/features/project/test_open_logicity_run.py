@@ -29,12 +29,12 @@ def test_file_open_replays_a_pkl_run(studio, qtbot, run_cache, monkeypatch):
     path, buf = run_cache
     monkeypatch.setattr(QtWidgets.QFileDialog, "getOpenFileName",
                         staticmethod(lambda *a, **k: (str(path), "LogiCity runs (*.pkl)")))
-    studio.actions_by_name["open"].trigger()
+    studio.action("File", "Open project…").trigger()
     qtbot.waitUntil(lambda: studio.session.read_only is not None, timeout=WAIT)
     assert studio.last_error is None, studio.last_error
     assert studio.num_steps == 2 and studio.project.name == "logicity_run"
     assert np.array_equal(studio.history.array("positions"), buf.array("positions"))
-    assert "read-only replay" in studio.windowTitle()
+    assert "read-only replay" in studio.window.windowTitle()
 
 
 def test_main_py_opens_a_pkl_run(run_cache, tmp_path):

@@ -58,7 +58,7 @@ def test_malformed_project_shows_an_error_and_the_studio_keeps_running(studio, q
     assert not studio.open_path(bad)
     title, file, problem = studio.last_error
     assert "bad/project.yaml" in file and problem
-    box = studio.findChild(QtWidgets.QMessageBox, "errorDialog")
+    box = studio.window.findChild(QtWidgets.QMessageBox, "errorDialog")
     assert box is not None and "project.yaml" in box.informativeText()
     box.close()
     (bad / "project.yaml").write_text("format: logicity-project\nversion: 1\nmode: nowhere.yaml\n")
@@ -138,15 +138,18 @@ def test_open_project_after_a_smaller_city(qtbot, tmp_path):
         close_window(win)
 
 
-def test_unsaved_changes_prompt_on_close(studio, qtbot, tmp_path):
+def test_unsaved_changes_prompt_on_close(studio, qtbot, tmp_path, monkeypatch):
+    from PySide6 import QtWidgets
+
     simulate(qtbot, studio, 2)
-    assert studio.dirty and studio.windowTitle().startswith("default")
+    assert studio.dirty and studio.window.windowTitle().startswith("default")
     studio.answers["unsaved"] = "cancel"
-    studio.close()
-    assert studio.isVisible() and studio.controller.thread.isRunning()
-    saved = []
+    studio.window.close()
+    assert studio.window.isVisible() and studio.simulation.thread.isRunning()
+    asked = []     # Save on a project never saved asks for its folder (Save project as…)
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getExistingDirectory",
+                        staticmethod(lambda *a, **k: asked.append(a[1]) or str(tmp_path / "p")))
     studio.answers["unsaved"] = "save"
-    studio.save = lambda: saved.append(True) or studio.save_to(tmp_path / "p")
-    studio.close()
-    assert saved and (tmp_path / "p" / "project.yaml").exists()
-    assert not studio.isVisible() and studio.controller.thread.wait(10_000)
+    studio.window.close()
+    assert asked and (tmp_path / "p" / "project.yaml").exists()
+    assert not studio.window.isVisible() and studio.simulation.thread.wait(10_000)

@@ -27,7 +27,7 @@ def _snapshot(root: Path) -> dict[str, bytes]:
 
 def _save_as_from_the_menu(win, monkeypatch, folder: Path) -> None:
     """File ▸ Save project as…, the folder dialog answered with ``folder``."""
-    file_menu = next(a.menu() for a in win.menuBar().actions() if a.text().replace("&", "") == "File")
+    file_menu = next(a.menu() for a in win.window.menuBar().actions() if a.text().replace("&", "") == "File")
     action = next(a for a in file_menu.actions() if a.text().replace("&", "").startswith("Save project as"))
     asked = []
     monkeypatch.setattr(QtWidgets.QFileDialog, "getExistingDirectory",
@@ -116,7 +116,7 @@ def test_an_export_removes_what_a_killed_export_left_and_writes_frames_atomicall
         f.write_text("the user's")
     simulate(qtbot, studio, 2)
     done = []
-    exp = studio.exporter.start([0, 1], "images", seq, width=120, show_progress=False)
+    exp = studio.feature("export").start([0, 1], "images", seq, width=120, show_progress=False)
     exp.finished.connect(lambda ok, msg: done.append(ok))
     qtbot.waitUntil(lambda: bool(done), timeout=WAIT)
     assert done == [True]

@@ -38,7 +38,7 @@ def test_load_a_deadlock_as_scene_and_step_it(qtbot, studio):
 
     panel = ctl.analysis
     panel.deadlock_k.setCurrentIndex(panel.deadlock_k.findData(2))
-    qtbot.keyClick(win, Key.Key_F7)
+    qtbot.keyClick(win.window, Key.Key_F7)
     qtbot.waitUntil(lambda: panel.analysis is not None and not panel.cancel_button.isEnabled(), timeout=WAIT * 3)
     found = panel.items_with("DEADLOCK ")
     assert found, [panel.tree.topLevelItem(i).text(0) for i in range(panel.tree.topLevelItemCount())]

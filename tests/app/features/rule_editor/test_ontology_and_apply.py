@@ -36,7 +36,7 @@ def test_ontology_editor_updates_diagnostics_at_once_and_undoes(qtbot, studio):
     assert onto.row_of("IsElderly") >= 0 and ctl.workspace.ontology["IsElderly"].grounding == "is_old"
     block = page.editor.document().findBlockByNumber(page.editor.blockCount() - 1)
     assert page.editor.highlighter.kind_at(block, 11) == "predicate"
-    win.undo.undo()     # Edit ▸ Undo: the predicate goes, the error comes back
+    win.undo_stack.undo()     # Edit ▸ Undo: the predicate goes, the error comes back
     qtbot.waitUntil(lambda: any("IsElderly" in d.message for d in rule_errors(ctl)), timeout=WAIT)
     assert onto.row_of("IsElderly") < 0
     # parameters are validated before anything changes
@@ -50,7 +50,7 @@ def test_ontology_editor_updates_diagnostics_at_once_and_undoes(qtbot, studio):
     combo.setCurrentIndex(combo.findData("next_to"))       # another registry function: its default parameters
     assert ctl.workspace.ontology["IsClose"].grounding == "next_to"
     assert onto.table.item(onto.row_of("IsClose"), 4).text() == "max: 12"
-    win.undo.undo()
+    win.undo_stack.undo()
     assert ctl.workspace.ontology["IsClose"].grounding == "is_close"
     assert onto.grounding_combo("IsClose").currentData() == "is_close"
     qtbot.mouseClick(onto.remove_button, QtCore.Qt.MouseButton.LeftButton)   # nothing selected: nothing removed

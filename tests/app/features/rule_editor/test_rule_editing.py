@@ -41,7 +41,7 @@ def test_type_a_broken_rule_fix_it_analyse_and_load_the_witness(qtbot, studio):
     probs = [p for p in problem_registry.collect(win.session) if p.source == "rules"]
     assert any(p.line == line and p.column == 12 and p.is_error for p in probs)
     # the Problems panel lists it (not blocking: the simulation runs the applied rules); a click shows the line
-    problems_panel = win.panels.widget("problems")
+    problems_panel = win.window.panels.widget("problems")
     qtbot.waitUntil(lambda: any("IsAmbulanc" in m for m, _, _ in problems_panel.row_texts()), timeout=WAIT)
     assert "blocked" not in problems_panel.summary.text()
     page.goto_line(1)
@@ -65,7 +65,7 @@ def test_type_a_broken_rule_fix_it_analyse_and_load_the_witness(qtbot, studio):
     assert page.text() == original + "\nSlow(X) :- IsAmbulance(X)."
     # undo goes through the session's stack: the line break, then the typed burst(s), back to the bundled text
     assert win.session.stack.count <= 4
-    win.activateWindow()
+    win.window.activateWindow()
     page.editor.setFocus()
     while win.session.stack.can_undo():
         qtbot.keyClick(page.editor, Key.Key_Z, QtCore.Qt.KeyboardModifier.ControlModifier)
@@ -78,7 +78,7 @@ def test_type_a_broken_rule_fix_it_analyse_and_load_the_witness(qtbot, studio):
     # F7 analyses (no deadlock search here, to stay fast), off the GUI thread
     panel = ctl.analysis
     panel.deadlock_k.setCurrentIndex(panel.deadlock_k.findData(0))
-    qtbot.keyClick(win, Key.Key_F7)
+    qtbot.keyClick(win.window, Key.Key_F7)
     qtbot.waitUntil(lambda: panel.analysis is not None and not panel.cancel_button.isEnabled(), timeout=WAIT)
     conflicts = panel.items_with("CONFLICT")
     assert conflicts, "sim_expert's Slow + Fast conflict"

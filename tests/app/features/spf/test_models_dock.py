@@ -36,8 +36,8 @@ def test_load_a_model_drive_an_episode_and_step_through_it(qtbot, tmp_path, run_
 
     win = open_window(qtbot, tmp_path / "s.ini")
     try:
-        win.activateWindow()
-        qtbot.keyClick(win, QtCore.Qt.Key.Key_M,
+        win.window.activateWindow()
+        qtbot.keyClick(win.window, QtCore.Qt.Key.Key_M,
                        QtCore.Qt.KeyboardModifier.ControlModifier | QtCore.Qt.KeyboardModifier.AltModifier)
         dock = win.docks["spf_models"]
         qtbot.waitUntil(dock.isVisible, timeout=20_000)

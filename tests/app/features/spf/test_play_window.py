@@ -116,35 +116,23 @@ def test_session_budget_and_out_of_steps():
 
 
 def test_main_window_has_the_spf_entry(qtbot, tmp_path):
-    from app.shell.window import MainWindow
-    from app.shell.settings import make_settings
+    from tests.support.studio import close_window, open_window
 
-    mw = MainWindow(make_settings(tmp_path / "studio.ini"))
-    qtbot.addWidget(mw)
-    mw.answers["unsaved"] = "discard"
-    sim_menu = next(a.menu() for a in mw.menuBar().actions() if a.text().replace("&", "") == "Simulation")
-    assert mw.spf_play_action in sim_menu.actions()
-    mw.spf_play_action.trigger()
-    w = mw.spf_play_window
+    studio = open_window(qtbot, tmp_path / "studio.ini", path=None)
+    studio.trigger("Simulation", "Safe Path Following: drive the ego car…")
+    w = studio.feature("spf").launcher.window
     qtbot.addWidget(w)
     assert w.isVisible() and w.panel.episode_spin.maximum() == 99
     w.close()
-    mw.close()
+    close_window(studio)
 
 
 # ---- unsaved runs: Save / Discard / Cancel (never dropped silently) -------------------------------------------------
 
 def asked(win):
-    """Record the questions ``win`` asks (answered from win.answers, never a blocking dialog)."""
-    calls = []
-    orig = win.ask
-
-    def ask(key, *a, **kw):
-        calls.append(key)
-        assert key in win.answers, f"unexpected question {key}"
-        return orig(key, *a, **kw)
-
-    win.ask = ask
+    """The questions ``win`` asks from now on (the scripted answers answer them, never a blocking dialog)."""
+    calls = win.dialogs.asked
+    calls.clear()
     return calls
 
 
@@ -155,16 +143,16 @@ def test_start_again_asks_about_the_unsaved_run(win, qtbot, tmp_path):
         press(qtbot, win, "4")
     s = win.session
     assert win.has_unsaved_run
-    win.answers["unsaved_run"] = "cancel"               # Cancel: the run stays, nothing restarts
+    win.dialogs.answers["unsaved_run"] = "cancel"               # Cancel: the run stays, nothing restarts
     win.start("easy", "val", 1)
     assert calls == ["unsaved_run"] and win.session is s and s.episode == 0 and s.num_steps == 3
-    win.answers.update(unsaved_run="save", save_path=str(tmp_path / "run.npz"))   # Save: written, then started
+    win.dialogs.answers.update(unsaved_run="save", save_path=str(tmp_path / "run.npz"))   # Save: written, then started
     win.start("easy", "val", 1)
     trajs, meta = load_demonstrations(tmp_path / "run.npz")
     assert list(trajs[0].actions) == [3, 3, 3] and meta["policy"] == "human"
     assert s.episode == 1 and s.num_steps == 0 and not win.has_unsaved_run
     press(qtbot, win, "2")
-    win.answers["unsaved_run"] = "discard"              # Discard: started without saving
+    win.dialogs.answers["unsaved_run"] = "discard"              # Discard: started without saving
     win.start("easy", "val", 2)
     assert win.session.episode == 2 and win.session.num_steps == 0
     n = len(calls)
@@ -180,23 +168,23 @@ def test_save_then_start_does_not_ask_and_cancelled_save_keeps_the_run(win, qtbo
     win.start("easy", "val", 1)
     assert calls == []
     press(qtbot, win, "4")
-    win.answers.update(unsaved_run="save", save_path=str(tmp_path / "no_such_dir" / "x" / "run.npz"))
+    win.dialogs.answers.update(unsaved_run="save", save_path=str(tmp_path / "no_such_dir" / "x" / "run.npz"))
     (tmp_path / "no_such_dir").write_text("a file, so the folder cannot be made")
     win.start("easy", "val", 2)                          # the save fails: the run is kept, nothing restarts
-    assert win.session.episode == 1 and win.session.num_steps == 1 and win.last_error is not None
-    assert "Cannot save" in win.last_error[0]
+    assert win.session.episode == 1 and win.session.num_steps == 1 and win.dialogs.last_warning is not None
+    assert "Cannot save" in win.dialogs.last_warning[0]
 
 
 def test_mode_change_asks_and_cancel_restores_the_choice(win, qtbot):
     calls = asked(win)
     win.start("easy", "val", 0)
     press(qtbot, win, "4")
-    win.answers["unsaved_run"] = "cancel"
+    win.dialogs.answers["unsaved_run"] = "cancel"
     win.panel.mode_box.setCurrentIndex(2)                # Hard
     assert calls == ["unsaved_run"] and win.panel.mode == "easy" and win.panel.split == "val"
     win.panel.split_box.setCurrentText("test")
     assert win.panel.split == "val" and len(calls) == 2
-    win.answers["unsaved_run"] = "discard"
+    win.dialogs.answers["unsaved_run"] = "discard"
     win.panel.mode_box.setCurrentIndex(2)
     assert win.panel.mode == "hard" and win.panel.episode_spin.maximum() == 39   # hard val set
     win.panel.mode_box.setCurrentIndex(0)                # discarded once: no second question
@@ -205,15 +193,16 @@ def test_mode_change_asks_and_cancel_restores_the_choice(win, qtbot):
 
 def test_closing_the_window_asks(qtbot, tmp_path):
     from app.features.spf.play import SPFPlayWindow
+    from tests.support.driver import ScriptedDialogs
 
-    w = SPFPlayWindow()
+    w = SPFPlayWindow(dialogs=ScriptedDialogs())
     qtbot.addWidget(w)
     w.show()
     w.start("easy", "val", 0)
     w.act(3)
-    w.answers["unsaved_run"] = "cancel"
+    w.dialogs.answers["unsaved_run"] = "cancel"
     assert not w.close() and w.isVisible()
-    w.answers.update(unsaved_run="save", save_path=str(tmp_path / "closing.npz"))
+    w.dialogs.answers.update(unsaved_run="save", save_path=str(tmp_path / "closing.npz"))
     assert w.close() and not w.isVisible()
     assert len(load_demonstrations(tmp_path / "closing.npz")[0][0].actions) == 1
 
@@ -234,7 +223,7 @@ def test_bad_episode_file_is_reported_naming_the_file(win, tmp_path):
     assert n > 1
     win.sessions[("easy", "val")] = PlaySession("easy", "val", SPFEnv("easy", "val", record=True, episodes=str(bad)))
     win.start("easy", "val", 0)
-    title, text = win.last_error
+    title, text = win.dialogs.last_warning
     assert title == "Cannot start the episode" and str(bad) in text and "outside the 241×241 map" in text
     assert win.session is None
 

@@ -111,10 +111,10 @@ def test_the_model_drives_live_in_the_spf_window(qtbot, runs):
     assert "1 episode(s) driven by the model from start to end: TSR" in d.totals.text()
     assert f"TSR {float(res.success):.2f}" in d.totals.text()
     # a run trained for easy is refused for medium, by name
-    win.answers["unsaved_run"] = "discard"
+    win.dialogs.answers["unsaved_run"] = "discard"
     win.start("medium", "val", 0)
     assert not d.model_step()
-    assert "trained for SPF mode 'easy', not 'medium'" in win.last_error[1]
+    assert "trained for SPF mode 'easy', not 'medium'" in win.dialogs.last_warning[1]
 
 
 def test_padding_slots_of_the_observation_are_not_listed_nor_drawn(qtbot, runs):
@@ -153,7 +153,7 @@ def test_the_model_drives_the_selected_car_from_the_shown_step(qtbot, tmp_path, 
         win.set_cursor(12)
         win.session.select_name("Car_1")
         panel = _panel(win)
-        qtbot.keyClick(win, QtCore.Qt.Key.Key_M,
+        qtbot.keyClick(win.window, QtCore.Qt.Key.Key_M,
                        QtCore.Qt.KeyboardModifier.ControlModifier | QtCore.Qt.KeyboardModifier.AltModifier)
         qtbot.waitUntil(lambda: win.docks["spf_models"].isVisible(), timeout=20_000)
         assert panel.load(runs[0])
@@ -162,7 +162,7 @@ def test_the_model_drives_the_selected_car_from_the_shown_step(qtbot, tmp_path, 
         got = []
         panel.branch.finished.connect(got.append)
         panel.branch_steps.setValue(40)
-        qtbot.keyClick(win, QtCore.Qt.Key.Key_B,                            # Tools > SPF model drives the car
+        qtbot.keyClick(win.window, QtCore.Qt.Key.Key_B,                            # Tools > SPF model drives the car
                        QtCore.Qt.KeyboardModifier.ControlModifier | QtCore.Qt.KeyboardModifier.AltModifier)
         qtbot.waitUntil(lambda: bool(got), timeout=120_000)
         d = got[0]
@@ -202,9 +202,9 @@ def test_the_model_drives_the_selected_car_from_the_shown_step(qtbot, tmp_path, 
         panel.split.setCurrentText("val")
         panel.episode.setValue(1)
         qtbot.mouseClick(panel.spf_button, QtCore.Qt.MouseButton.LeftButton)
-        play = win.spf_play_window
+        play = win.feature("spf").launcher.window
         assert play is not None and play.isVisible() and play.model_driver.dock.isVisible()
-        play.answers["unsaved_run"] = "discard"        # closing the studio closes it without asking
+        win.answers["unsaved_run"] = "discard"         # closing the studio closes it without asking
         assert (play.session.mode, play.session.split, play.session.episode) == ("easy", "val", 1)
         qtbot.waitUntil(lambda: play.session.num_steps >= 3, timeout=60_000)
         assert play.model_driver.driven >= {1, 2, 3}
@@ -226,7 +226,7 @@ def test_the_model_drives_the_selected_car_from_the_shown_step(qtbot, tmp_path, 
         # a branch within the model's steps cuts its markers there; Unload takes them away
         win.set_cursor(d2.start + 2)
         win.answers["branch"] = "branch"
-        win.actions_by_name["branch"].trigger()
+        win.action("Simulation", "Branch here").trigger()
         qtbot.waitUntil(lambda: win.num_steps == d2.start + 2, timeout=20_000)
         assert _model_markers(win) == {lane: [x for x in v if x < d2.start + 2] for lane, v in want.items()}
         assert _model_markers(win)[MODEL_LANES[0]]
@@ -248,7 +248,7 @@ def test_the_model_drives_the_selected_car_from_the_shown_step(qtbot, tmp_path, 
         assert f"step {k}: {d3.episode.policy} driving Car_2: " in tip
         assert d3.episode.steps[k - d3.start].violations[0] in tip
         win.answers["reset"] = "reset"
-        win.actions_by_name["reset"].trigger()
+        win.action("Simulation", "Reset simulation").trigger()
         qtbot.waitUntil(lambda: win.num_steps == 0, timeout=20_000)
         assert _model_markers(win) == {}
     finally:

@@ -20,7 +20,7 @@ def study_dir(tmp_path_factory):
 
 
 def _menu_action(win, menu_title: str, text: str):
-    for a in win.menuBar().actions():
+    for a in win.window.menuBar().actions():
         if a.menu() is not None and a.text().replace("&", "") == menu_title:
             for sub in a.menu().actions():
                 if sub.text().replace("&", "") == text:
@@ -127,8 +127,8 @@ def test_new_study_through_the_designer_dialog(qtbot, tmp_path):
         _menu_action(win, "Study", "New Study…").trigger()
         from widgets.study.designer import StudyDesignerDialog
 
-        qtbot.waitUntil(lambda: win.findChild(StudyDesignerDialog) is not None)
-        dlg = win.findChild(StudyDesignerDialog)
+        qtbot.waitUntil(lambda: win.window.findChild(StudyDesignerDialog) is not None)
+        dlg = win.window.findChild(StudyDesignerDialog)
         ok = dlg.buttons.button(QtWidgets.QDialogButtonBox.StandardButton.Ok)
         assert not ok.isEnabled()                                      # no folder yet
         dlg.seeds.setText("0")
@@ -238,8 +238,8 @@ def test_language_model_run_from_the_menu_lands_in_the_results(qtbot, tmp_path):
         view = ctl.results[0]
         assert view.table.rowCount() == 0
         _menu_action(win, "Study", "Evaluate a Language Model…").trigger()
-        qtbot.waitUntil(lambda: win.findChild(StudyLLMDialog) is not None)
-        dlg = win.findChild(StudyLLMDialog)
+        qtbot.waitUntil(lambda: win.window.findChild(StudyLLMDialog) is not None)
+        dlg = win.window.findChild(StudyLLMDialog)
         dlg.backend.setCurrentIndex(dlg.backend.findData("jsonl-import"))
         ok = dlg.buttons.button(QtWidgets.QDialogButtonBox.StandardButton.Ok)
         assert not ok.isEnabled()

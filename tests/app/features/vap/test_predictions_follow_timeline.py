@@ -49,21 +49,21 @@ def test_follow_timeline_and_evaluate_the_episode(qtbot, tmp_path, monkeypatch, 
     # follow the timeline: the overlay is redone at every step the keys show
     panel.follow.click()
     assert panel.follow.isChecked()
-    win.activateWindow()
-    win.setFocus()
-    qtbot.keyClick(win, QtCore.Qt.Key.Key_Home)
+    win.window.activateWindow()
+    win.window.setFocus()
+    qtbot.keyClick(win.window, QtCore.Qt.Key.Key_Home)
     qtbot.waitUntil(lambda: panel.overlay is not None and panel.overlay.world == -1
                     and panel.overlay.step == 0, timeout=WAIT)
-    qtbot.keyClick(win, QtCore.Qt.Key.Key_Right)
+    qtbot.keyClick(win.window, QtCore.Qt.Key.Key_Right)
     qtbot.waitUntil(lambda: panel.overlay.step == 1, timeout=WAIT)
-    qtbot.keyClick(win, QtCore.Qt.Key.Key_Right)
+    qtbot.keyClick(win.window, QtCore.Qt.Key.Key_Right)
     qtbot.waitUntil(lambda: panel.overlay.step == 2, timeout=WAIT)
     assert panel.overlay.has_prediction
     assert_true_actions_recorded(win, panel.overlay, 2)
-    qtbot.keyClick(win, QtCore.Qt.Key.Key_Left)
+    qtbot.keyClick(win.window, QtCore.Qt.Key.Key_Left)
     qtbot.waitUntil(lambda: panel.overlay.step == 1, timeout=WAIT)
     panel.follow.click()                                            # off: the timeline no longer drives it
-    qtbot.keyClick(win, QtCore.Qt.Key.Key_Right)
+    qtbot.keyClick(win.window, QtCore.Qt.Key.Key_Right)
     qtbot.wait(300)
     assert panel.overlay.step == 1
 
