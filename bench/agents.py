@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Cost of "which agent is which" per refresh, at 200 agents (issue 13 item 1).
+"""Cost of "which agent is which" per refresh, at 200 agents.
 
 * ``agent_rows``: the Agents panel's rows at a state (core/view/agent_rows.py);
-* the panel taking them: ``AgentsPanel.set_rows`` (in-place update, the sorted and filtered proxy re-sorting);
+* the panel taking them: ``AgentsPanel.set_rows`` (in-place update, filtered and sorted in Python);
 * ``witness_agents`` for one selected agent (done every drawn frame);
 * label placement: ``declutter`` of 200 labels (core/view/labels.py, every painted frame while labels are on).
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""City editor: edit-to-redraw latency in the studio (offscreen Qt), issue 11 item 2.
+"""City editor: edit-to-redraw latency in the studio (offscreen Qt).
 
 For the bundled default city (241×241) and a generated 500×500 city (3×3 blocks of 142 cells) it drives the real
 city editor through real mouse events sent to the map viewport (press / move / release) and prints, over random

@@ -6,7 +6,7 @@ For the bundled default city (18 agents) and a generated city with 100 agents it
 * latency from "set timeline step" to "frame drawn", over random steps (median and p95), two ways:
   - *map frame*: ``set_cursor(k)`` + ``flush_redraw("later")`` (scene built; glyphs, paths, goals, field of view,
     legend updated) + a synchronous repaint of the map viewport. This is what scrubbing shows first; the
-    inspector and statistics follow in the next event-loop pass. Target (issue "Studio shell"): median < 16 ms.
+    inspector and statistics follow in the next event-loop pass. Target: median < 16 ms.
   - *whole window*: ``flush_redraw("now")`` (inspector and statistics recomputed too, and the Agents panel's rows,
     which the studio refreshes in a pass of their own) + a synchronous repaint of the whole main window (map,
     timeline, inspector with its plot, statistics plot, Agents panel, status bar; hidden panels are not drawn).
@@ -21,7 +21,7 @@ For the bundled default city (18 agents) and a generated city with 100 agents it
   steps after it) until the studio reports the branch, median and worst.
 
 Usage: QT_QPA_PLATFORM=offscreen python bench/gui.py [--samples 200] [--record 300] [--play-seconds 4] [--seeks 20]
-       [--every-step-checkpoints]   (the former checkpoint policy, to compare memory per step and seek)
+       [--every-step-checkpoints]   (a checkpoint after every step, to compare memory per step and seek)
 """
 from __future__ import annotations
 
@@ -203,7 +203,7 @@ def bench_case(app, title: str, project, args) -> dict:
     return out
 
 
-LONG_GAP_TARGET_MS = 50.0       # issue 13 item 7: worst event-loop gap while playing a long recording
+LONG_GAP_TARGET_MS = 50.0       # worst event-loop gap while playing a long recording
 LONG_SEEK_TARGET_MS = 16.0      # and full-window seek median, at 10,000 steps and 200 agents
 
 

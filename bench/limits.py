@@ -1,11 +1,11 @@
-"""Input limits (issue 10 items 6, 8, 10): what a bad or huge input costs before it is answered.
+"""Input limits: what a bad or huge input costs before it is answered.
 
 Run: ``.venv/bin/python bench/limits.py``. Prints, for each case, wall time and peak traced memory (tracemalloc:
 Python and numpy allocations):
 
 * many-variable clauses in the compiled engine: a chain of m variables (join width 2) and a clique (width m),
   200 egos with up to K entities in view, evaluated variable by variable (core/logic/engines/joins.py) — and the dense
-  truth values the former broadcast would have needed, for comparison;
+  truth values one broadcast over all the variables would need, for comparison;
 * rule texts: a syntax error on line 2 of a text at the size limit, a valid text at the limit, a 5 MB text;
 * a crafted episode whose positions header claims 2^40 rows, and a meta.json nested 200 000 levels deep.
 """

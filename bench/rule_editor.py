@@ -11,7 +11,7 @@ Printed, median / p95 / max over ``--samples``:
 * *key*: handling the key event itself on the GUI thread (the edit command, re-highlighting the line);
 * *end to end*: key event → squiggles and Problems updated: the first keystroke after a pause is diagnosed at once
   (further ones within ``app.features.rule_editor.controller.DEBOUNCE_MS`` wait for a trailing run), so this is the job thread and
-  :func:`core.analysis.diagnostics.diagnose`; target (issue 12) < 100 ms, printed with the ratio median / target;
+  :func:`core.analysis.diagnostics.diagnose`; target < 100 ms, printed with the ratio median / target;
 * *CPU*: the studio process's CPU time over the same interval (every thread: key handling, the job, drawing), a
   figure that does not grow with the load of a shared box the way wall time does;
 * *diagnose*: :func:`diagnose` alone on the same texts, for comparison.

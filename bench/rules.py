@@ -3,7 +3,7 @@
 
 * *diagnostics*: :func:`core.analysis.diagnostics.diagnose` on the largest bundled rule file after a one-character
   edit (each sample changes one character of a clause, as typing does; half the edits make an error), median
-  and p95 over ``--samples`` runs; target (issue 12): < 100 ms, printed with the ratio median / target.
+  and p95 over ``--samples`` runs; target: < 100 ms, printed with the ratio median / target.
 * *analysis*, per bundled rule file: the solver findings (strata, conflicts with cores, dead clauses) per rule
   section, witness scenes for real conflicts, and the deadlock search (k = 2, default intersection), each
   timed separately on the bundled default city.

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Seconds per simulation step, recording on and off: the expert config and generated cities with 50 / 200 / 1000
-agents, including the 517² and 747² cities of the scale audit (issue "Hardening", item 13).
+agents, including 517² and 747² cities for 1000 agents.
 
 For every scenario it prints, for the compiled engine with recording on and off and the z3 engine (below 1000
 agents), the median, p95 and worst step (wall clock) and the median CPU time of the stepping thread (equal to
@@ -58,9 +58,10 @@ def time_steps(cfg: SimConfig, engine: str, steps: int, record: bool, seed: int 
 
 
 def buffer_growth(n_agents: int = 1000, steps: int = 8300) -> dict:
-    """Wall and CPU time of the recording alone (one append_step + append_state per step) over ``steps`` steps:
-    the episode buffer once paused for a whole-history copy when its capacity doubled (about 1 s at step 8191
-    with 1000 agents); its worst step shows whether any append still copies the history."""
+    """Wall and CPU time of the recording alone (one append_step + append_state per step) over ``steps`` steps.
+
+    Why: a buffer that doubles its capacity by copying pauses for a whole-history copy when it runs out; the worst
+    step shows whether any append copies the history."""
     from core.sim.episode import EpisodeBuffer
 
     agents = random_agent_set(n_agents, seed=1).table()

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""SPF environment steps per second with the oracle policy, per mode (issue "Safe Path Following task").
+"""SPF environment steps per second with the oracle policy, per mode.
 
 Each figure is a full Gymnasium loop: ``a = env.oracle_action(); env.step(a)``, ``env.reset()`` when an
 episode ends (its cost is included), ``record=False`` as in training. One step = simulate the city (8-18

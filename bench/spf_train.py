@@ -1,4 +1,4 @@
-"""Training throughput of the SPF learners (issue 14): environment steps per second while DQN and NLM-DQN train
+"""Training throughput of the SPF learners: environment steps per second while DQN and NLM-DQN train
 (SB3, each with its run settings: vectorised envs and hyper-parameters of core/tasks/spf/learning/rl.py, no
 validation inside the timed part), behaviour-cloning samples per second (MLP, GNN, NLM forward + backward, batch
 128), and the NLM extractor's forward + backward with the full machine vs the ego read-out

@@ -1,10 +1,9 @@
 """A fence against re-layouts of the whole window: a label whose text changes at every step (the shown step, a
 count) re-lays out every widget up to the top-level window — Qt asks each parent again, since any size hint may
-have changed — and the main window then re-lays out all its docks (about 5 ms a step at 1440x900, with the
-animation objects Qt makes for each dock). :func:`fenced` puts such a widget in a frameless scroll area of fixed
-height: the request stops at its viewport, which the label fills (bench/gui.py, issue 13's seek figures). The
-fence fills its background with the window colour (what a panel of a dock shows beneath it), so a new text repaints
-the label only.
+have changed — and the main window then re-lays out all its docks (making animation objects for each dock) at
+every step. :func:`fenced` puts such a widget in a frameless scroll area of fixed height: the request stops at its
+viewport, which the label fills (bench/gui.py's seek figures include it). The fence fills its background with the
+window colour (what a panel of a dock shows beneath it), so a new text repaints the label only.
 """
 from __future__ import annotations
 
@@ -24,9 +23,9 @@ def fenced(widget: QtWidgets.QWidget, lines: int = 1) -> QtWidgets.QScrollArea:
     area.setFixedHeight(widget.fontMetrics().lineSpacing() * max(1, lines) + m.top() + m.bottom() + 4)
     area.setSizePolicy(QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Fixed)
     # opaque, in the window colour its parent shows beneath it (a panel of a dock): a new text repaints the label
-    # alone, not the panel and the dock under it (they were painted at every step under a transparent fence)
+    # alone, not the panel and the dock under it (a transparent fence makes Qt paint them at every step)
     for w in (area, area.viewport(), widget):
         w.setBackgroundRole(QtGui.QPalette.ColorRole.Window)
         w.setAutoFillBackground(True)
-    area.setStyleSheet("QScrollArea > QWidget > QScrollBar { background: transparent; }")   # (as it was drawn)
+    area.setStyleSheet("QScrollArea > QWidget > QScrollBar { background: transparent; }")   # the scroll bar's own look
     return area

@@ -1,10 +1,10 @@
 """Lean graphics items for the map's per-agent layers: every agent glyph in one ``drawPixmapFragments`` call, every
 planned path of one colour in one ``QPainterPath``.
 
-Why not pyqtgraph's ``ScatterPlotItem`` / ``PlotCurveItem`` (issue 13 item 7, a full-window seek at 200 agents):
+Why not pyqtgraph's ``ScatterPlotItem`` / ``PlotCurveItem`` (a full-window seek at 200 agents):
 a scatter's ``setData`` builds a record per spot (symbol, size, pen and brush objects, a source rectangle looked
 up spot by spot) and its paint culls and maps every spot again; a curve with NaN breaks is cut into one polygon per
-agent on every paint after new data. Together that was about half of the map's share of a seek. These items keep
+agent on every paint after new data. Together that is about half of the map's share of a seek. These items keep
 the same drawing — the glyphs are rasterised by pyqtgraph's own ``SymbolAtlas`` (same shapes, pen, brush, size and
 antialiasing) and blitted centred on their cells at a fixed screen size; paths are drawn with the same cosmetic
 pens — but a frame is a few numpy operations: styles are found with ``np.unique`` over (symbol, colour, size), and

@@ -2,7 +2,7 @@
 
 Why this structure (performance): the static map is a single ``ImageItem`` built once per city; a frame only
 updates one glyph batch (all agents, oriented glyph per heading: ``widgets/map_glyphs.GlyphBatch``), one path
-batch (a painter path per colour), one goals scatter, a selection ring and one rectangle. No per-agent graphics
+batch (a painter path per colour), one goals batch, a selection ring and one rectangle. No per-agent graphics
 items are created or destroyed while playing. Glyphs are rasterised once per style into an atlas and blitted in
 one call, with sizes recomputed from the zoom, so they keep their size in cells while a frame costs a few numpy
 operations and one blit instead of a vector path (or a scatter spot record) per agent.
@@ -129,7 +129,7 @@ class MapView(pg.GraphicsView):
         self.inter_item.setVisible(False)
         self.icon_item.setVisible(False)
         for item in (self.map_item, self.icon_item, self.inter_item):
-            # the static pictures are drawn scaled on every frame otherwise (about 3 ms at 1440x900); Qt keeps each
+            # otherwise the static pictures are drawn scaled into the whole viewport on every frame; Qt keeps each
             # one as a pixmap of the view's pixels and redraws it only when the zoom, the pan or the picture changes
             item.setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.fov_item = QtWidgets.QGraphicsRectItem()
@@ -149,8 +149,8 @@ class MapView(pg.GraphicsView):
         # every agent glyph in one blit (widgets/map_glyphs.py); getData() gives the glyph centres
         self.agent_item = GlyphBatch(pg.mkPen(20, 20, 20, width=1.2), [self._symbols[k] for k in self._symbol_keys])
         self.agent_item.setZValue(8)
-        # rings and marks around glyphs: outline batches (a pyqtgraph scatter of one or a few spots cost ~1 ms a
-        # frame in bounds and paint; widgets/map_glyphs.py draws the same pixels)
+        # rings and marks around glyphs: outline batches (a pyqtgraph scatter, even of one or a few spots, pays for
+        # bounds and culling at every paint; widgets/map_glyphs.py draws the same pixels)
         symbol = pg.graphicsItems.ScatterPlotItem.Symbols
         self.select_item = GlyphBatch(pg.mkPen(255, 235, 59, width=3), [symbol["o"]], hollow=True)
         self.select_item.setZValue(9)
@@ -295,7 +295,7 @@ class MapView(pg.GraphicsView):
         sel = sc.selected
         goals_key = (sc.goals.tobytes(), rgb.tobytes(), sel) if sc.goals is not None and self.show_goals else None
         if goals_key is not None and goals_key == self._goals_key:
-            pass   # goals and their colours rarely change: no new spots (the scatter rebuilds every spot on setData)
+            pass   # goals and their colours rarely change: keep the batch (setData restyles every glyph)
         elif goals_key is not None:
             gxy = np.empty((n, 2), float)
             gxy[:, 0] = sc.goals[:, 1] + 0.5

@@ -1,12 +1,11 @@
 """The marks a seek moves over a plot: the cursor line and the shading of the steps after it.
 
-pyqtgraph's ``InfiniteLine`` and ``LinearRegionItem`` did this before, and each move ran Python code in several
-places: it mapped the view range to find the line's bounds, prepared the geometry change, and painted through a
-Python ``paint``. At 10,000 steps a seek moved seven of them: the inspector's cursor, and the statistics' two
-cursors and two shaded regions, each region with two lines. That came to about 2.5 ms of a seek (issue 13, item
-7). These marks are Qt's own line and rectangle items, so Qt paints them. Each spans the view's visible y-range,
-taken from the view box's range signal, and the line's bounds are padded by its pen width in pixels, which is
-measured again only when the view's range or size changes.
+Why not pyqtgraph's ``InfiniteLine`` and ``LinearRegionItem``: each move of one runs Python code in several
+places (it maps the view range to find the line's bounds, prepares the geometry change and paints through a
+Python ``paint``), and a seek moves seven marks: the inspector's cursor, and the statistics' two cursors and two
+shaded regions, each region with two lines. These marks are Qt's own line and rectangle items, so Qt paints them.
+Each spans the view's visible y-range, taken from the view box's range signal, and the line's bounds are padded by
+its pen width in pixels, which is measured again only when the view's range or size changes.
 """
 from __future__ import annotations
 

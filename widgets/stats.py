@@ -71,7 +71,7 @@ class StatsWidget(QtWidgets.QWidget):
                                     autoDownsampleFactor=1.0)   # a filled area: one sample per pixel is enough
             pi.addItem(curve)   # first: PlotItem.addItem sets the item's clipping and downsampling to its own (off)
             # a long recording: draw the visible steps, one point per pixel at most (a filled curve of 10,000 points
-            # is filled in 200 chunks: 40-60 ms per repaint, the longest stall while playing)
+            # is filled in 200 chunks per repaint, the longest stall while playing)
             curve.setClipToView(True)
             curve.setDownsampling(auto=True, method="peak")
             self.action_curves.append(curve)
@@ -102,8 +102,8 @@ class StatsWidget(QtWidgets.QWidget):
             curve.setClipToView(True)
             curve.setDownsampling(auto=True, method="peak")
         for curve in (*self.action_curves, self.goal_ped, self.goal_car):
-            # a seek moves only the cursor line and the shading: the filled areas come from a cached picture
-            # (10 -> 7 ms CPU per repaint of the Actions tab at 2,000 steps x 100 agents)
+            # a seek moves only the cursor line and the shading: the filled areas come from a cached picture, so a
+            # repaint of the Actions tab does not fill them again
             curve.curve.setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.goals_cursor = CursorLine(pg.mkPen(230, 160, 0, width=2)).attach(gp)
         self.tabs.addTab(_with_key(self.goals_plot, [("Pedestrians", KIND_COLOURS["Pedestrian"]),

@@ -175,7 +175,7 @@ class TimelineBar(QtWidgets.QWidget):
         track_y = lanes_top + self.LANE_H * max(1, len(self.lanes)) + 4
         # what a seek does not change (background, lanes and markers, ticks and their numbers): one opaque cached
         # picture, drawn again when the markers, range, lanes, size, font or palette change; moving the cursor
-        # repaints the bar with one copy of it (issue 13, item 7)
+        # repaints the bar with one copy of it
         key = (self._markers_version, self.width(), self.height(), self.maximum, tuple(self.lanes),
                self.devicePixelRatioF(), pal.cacheKey(), self.font().key())
         if self._static_key != key or self._static_pm is None:

@@ -6,7 +6,7 @@ caller would touch next (an opened project's episode, a policy's first decision,
 a damaged input must be refused by the loader with a :class:`~core.base.errors.LogiCityError`, not fail later.
 
 The seeds are built once per work folder (:func:`prepare`): small generated cities keep map, mode and project
-loads fast (about 10 ms instead of 0.5 s for the 241x241 default city), so 10,000 inputs per family take minutes.
+loads fast (the 241x241 default city is far slower to load), so 10,000 inputs per family take minutes.
 """
 from __future__ import annotations
 

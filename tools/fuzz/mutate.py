@@ -2,7 +2,7 @@
 and structured mutations of NPZ/ZIP archives (the ``.npy`` headers and ``meta.json`` inside).
 
 Why mutation instead of generation: the seeds are real files (configs/, a recorded episode, policy weights), so a
-few edits give inputs that get deep into a loader; the edits favour what broke loaders before (huge or negative
+few edits give inputs that get deep into a loader; the edits favour what typically breaks loaders (huge or negative
 numbers, deep nesting, invalid UTF-8, NUL characters, ``..`` paths, aliases, huge repeats, crafted array shapes).
 Every input is a pure function of ``(seed, family, index)`` so any crash can be regenerated from its index.
 """

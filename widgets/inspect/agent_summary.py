@@ -1,10 +1,10 @@
 """The top of the inspector: who the selected agent is, its facts at the shown step and why it took its action.
 
-One read-only rich-text view instead of a title label, a grid of fact labels and an explanation label: each of
-those labels laid its new text out at every seek (a selectable or rich label is a text document of its own), asked
-the dock's layout to measure it again and painted itself (issue 13, item 7: ~4 ms of a ~25 ms seek at 10,000
-steps). One document is laid out once per seek inside a view whose size does not follow its text, so a new step
-re-lays out nothing around it; its text stays selectable and copyable (mouse, Ctrl+C, context menu).
+Why one read-only rich-text view rather than a title label, a grid of fact labels and an explanation label: each
+such label lays its new text out at every seek (a selectable or rich label is a text document of its own), asks
+the dock's layout to measure it again and paints itself, a large share of a seek. One document is laid out once
+per seek inside a view whose size does not follow its text, so a new step re-lays out nothing around it; its text
+stays selectable and copyable (mouse, Ctrl+C, context menu).
 
 What it says is built by :func:`summary_parts` from a :class:`core.view.inspect.AgentReport`, without Qt.
 """

@@ -288,7 +288,7 @@ class InspectorWidget(QtWidgets.QWidget):
                                 brush=[self._brushes[a] for a in acts])
         else:
             self.points.setData([], [])
-        self.points.setVisible(t <= POINTS_UP_TO)   # an empty scatter still costs ~1 ms a paint (bounds, culling)
+        self.points.setVisible(t <= POINTS_UP_TO)   # an empty scatter still costs bounds and culling a paint
         # grow the x range in chunks: a range change re-lays out the axis (an extra repaint)
         span = max(20, int(np.ceil(t / 50.0)) * 50)
         if span != self._span:
