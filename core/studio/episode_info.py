@@ -4,7 +4,7 @@ the recording on screen (its hashes, whether they match the edits, branch and ru
 
 Why: a researcher who keeps several recordings of a city being edited must be able to tell, from the project
 alone, which city and which agents made each one (issue "City and agent editor", Apply). The hashes are those of
-core/sim/provenance.py; the manifest copy is written by core/project/model.py when the episode is saved.
+core/sim/provenance.py; the manifest copy is written by core/project/save.py when the episode is saved.
 """
 from __future__ import annotations
 

@@ -36,7 +36,8 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 
 from core.base.errors import LogiCityError
-from core.project.model import EpisodeAgentsError, Project, is_project, load_project, new_project, open_episode
+from core.project.load import EpisodeAgentsError, is_project, load_project, open_episode
+from core.project.model import Project, new_project
 from core.project.save import save_project
 from core.sim.episode import EpisodeBuffer, EpisodeView
 from core.sim.events import Breakpoint, Event as MarkerEvent, MarkerIndex
@@ -134,7 +135,7 @@ class Session:
         #: the episode file shown as a read-only replay (it cannot be simulated further; Save As makes a project)
         self.read_only: Path | None = None
         #: recordings a branch replaced on screen, (name, episode): the next save writes them into the project as
-        #: further episodes (core/project/model.py ``kept``), so a branch that starts a new recording loses nothing
+        #: further episodes (core/project/save.py ``kept``), so a branch that starts a new recording loses nothing
         self.kept: list[tuple[str, EpisodeView]] = []
 
     # ---- queries ----------------------------------------------------------------------------------------------
@@ -475,7 +476,7 @@ class Session:
         return d
 
     def save(self, folder: str | Path, replace: bool = False) -> Path:
-        """Save the project, its view state and the recording into ``folder`` (atomic, see core.project.model); raises
+        """Save the project, its view state and the recording into ``folder`` (atomic, see core.project.save); raises
         what :func:`core.project.save.save_project` raises. Clears the modified flag."""
         if self.project is None:
             raise ValueError("no project to save")

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from core.base.errors import ConfigError
-from core.project.model import load_project, new_project, open_episode
+from core.project.load import load_project, open_episode
+from core.project.model import new_project
 from core.project.save import save_project
 from core.sim.provenance import agents_hash, city_hash
 from core.sim.simulation import Simulation

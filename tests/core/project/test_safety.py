@@ -15,7 +15,8 @@ import pytest
 
 from core.base.errors import ConfigError
 from core.io.fileio import TEMP_MARK, host_tag
-from core.project.model import load_project, manifest_files, new_project, open_episode
+from core.project.load import load_project, manifest_files, open_episode
+from core.project.model import new_project
 from core.project.save import save_project
 from core.project.files import JOURNAL, clean_leftovers, name_problem, unlink_inside
 from tests.support.paths import ROOT
@@ -270,9 +271,7 @@ _KILLER = r"""
 import os, signal, sys
 sys.path.insert(0, sys.argv[1])
 from pathlib import Path
-import core.project.model as project_mod
-import core.project.save as project_save_mod
-from core.project.model import load_project
+from core.project.load import load_project
 from core.project.save import save_project
 from tests.support.studio import run_sim
 
