@@ -39,13 +39,14 @@ from core.base.errors import LogiCityError
 from core.project.load import EpisodeAgentsError, is_project, load_project, open_episode
 from core.project.model import Project, new_project
 from core.project.save import save_project
+from core.sim.config import load_mode
 from core.sim.episode import EpisodeBuffer, EpisodeView
 from core.sim.events import Breakpoint, Event as MarkerEvent, MarkerIndex
 from core.sim.frames import StepFrame, apply_frame, copy_episode
-from core.view.colouring import DEFAULT_SCHEME, colour_schemes, scheme_problem
 from core.studio.episode_file import is_episode_file, load_episode_file
 from core.studio.events import EmitterGroup
 from core.studio.stack import Command, CommandStack
+from core.view.colouring import DEFAULT_SCHEME, colour_schemes, scheme_problem
 
 log = logging.getLogger(__name__)
 
@@ -86,8 +87,6 @@ def load_target(path: str | Path) -> tuple[Project, EpisodeView | None]:
     if is_episode_file(p):
         return load_episode_file(p)
     if p.is_file() and p.suffix in (".yaml", ".yml"):
-        from core.sim.config import load_mode   # the simulation's config loader pulls in the logic engines
-
         return new_project(load_mode(p)), None
     if not p.exists():
         raise LogiCityError("file or folder not found", p)
