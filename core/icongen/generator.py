@@ -2,8 +2,8 @@
 
 Why it looks like this:
 
-* torch/diffusers are imported inside :meth:`IconGenerator.load` (10+ s), never when the studio or the tests
-  start;
+* torch/diffusers are imported inside :meth:`IconGenerator.load` (importing them takes long), never when the
+  studio or the tests start;
 * every image has its own seed (``seed + k``) and a CPU ``torch.Generator``, so any image can be re-made alone
   from its sidecar, on any device, regardless of the batch it was made in;
 * each finished image is handed to ``on_image`` (which saves it) before the next batch starts, and cancelling

@@ -2,7 +2,8 @@
 config folders single-file checkpoints need.
 
 Why here and not in the generator: the studio and the CLI must be able to tell the user "no model configured" or
-"this file is an SD 2 checkpoint, use a diffusers folder" instantly, without importing torch/diffusers (10+ s).
+"this file is an SD 2 checkpoint, use a diffusers folder" instantly, without importing torch/diffusers (which takes
+long).
 Everything in this module is pure Python.
 """
 from __future__ import annotations

@@ -3,7 +3,7 @@ them (name, file, seed, steps, the city and agent hashes that produced each, the
 the recording on screen (its hashes, whether they match the edits, branch and rule segments).
 
 Why: a researcher who keeps several recordings of a city being edited must be able to tell, from the project
-alone, which city and which agents made each one (issue "City and agent editor", Apply). The hashes are those of
+alone, which city and which agents made each one (after edits and Apply). The hashes are those of
 core/sim/provenance.py; the manifest copy is written by core/project/save.py when the episode is saved.
 """
 from __future__ import annotations

@@ -45,7 +45,7 @@ def text_diff(before: str, after: str) -> tuple[int, str, str]:
     """The single changed stretch between two texts: (position, removed text, inserted text).
 
     Runs on every keystroke: the common prefix and suffix are found by bisection over slice comparisons (done in
-    C), not character by character in Python (a 4 kB rule file: ~20 µs instead of ~10 ms on a loaded box)."""
+    C), not character by character in Python, which a long rule file would make noticeable while typing."""
     n = min(len(before), len(after))
     lo, hi = 0, n
     while lo < hi:

@@ -1,9 +1,9 @@
 """The studio's session model (no Qt): the open project, its recorded timeline, cursor, selection, view options,
 breakpoints, forced actions and the modified flag, with change events the views subscribe to.
 
-Why: before this the state lived inside the main window, so every new editor or panel had to reach into a
-widget. Here it is one plain object (napari's ``ViewerModel`` is the pattern): the Qt views and controllers read it
-and listen to ``session.events.<name>``; a script or a test drives the same object without a QApplication.
+Why: state kept inside the main window would make every editor or panel reach into a widget. Here it is one
+plain object (napari's ``ViewerModel`` is the pattern): the Qt views and controllers read it and listen to
+``session.events.<name>``; a script or a test drives the same object without a QApplication.
 
 Who changes what:
 

@@ -1,4 +1,4 @@
-"""project.yaml records which city and agents produced each saved episode (issue 11, Apply): the manifest's
+"""project.yaml records which city and agents produced each saved episode: the manifest's
 ``provenance`` and ``branched_at`` of an episode survive save → load, equal the episode file's own meta, are
 carried by "save as", and a bad value is refused naming the line; core.studio.episode_info shows them."""
 from __future__ import annotations

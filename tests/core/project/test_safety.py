@@ -1,4 +1,4 @@
-"""A user's files are sacred (issue 10 items 1-5): saving and replacing projects never deletes or writes outside
+"""A user's files are sacred: saving and replacing projects never deletes or writes outside
 the project folder (symbolic links), never deletes the studio's own files (reserved names), validates every name
 before the commit (NUL, absolute, ``..``, too long), refuses a mode file naming files outside the project, and
 removes what killed saves left behind, but only files the studio's naming proves are its own."""
