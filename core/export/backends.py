@@ -13,7 +13,6 @@ writing is a temporary file that the next run removes.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any, Callable
 
 from core.base.paths import ROOT

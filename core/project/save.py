@@ -23,7 +23,7 @@ import yaml
 
 from core.agents.io import dumps_agent_set, loads_agent_set
 from core.base.errors import ConfigError, LogiCityError
-from core.io.fileio import atomic_writer, atomic_write_bytes
+from core.io.fileio import atomic_write_bytes, atomic_writer
 from core.map.io import dumps_map
 from core.project.files import (EPISODE_DIR, MANIFEST, begin_save, clean_leftovers, end_save, file_problem, normalise,
                                 unlink_inside)
