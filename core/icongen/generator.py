@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from core.base.errors import LogiCityError
-from core.render.semantics import parse_semantic
 from core.icongen.alpha import postprocess
 from core.icongen.device import DeviceChoice, pick_device
 from core.icongen.models import ModelError, ModelSource, resolve_model, single_file_config_dir
 from core.icongen.prompts import PromptBank
+from core.render.semantics import parse_semantic
 
 #: Scheduler choices offered to users ("default" keeps the model's own).
 SCHEDULERS: dict[str, str | None] = {

@@ -8,8 +8,6 @@ Everything in this module is pure Python.
 """
 from __future__ import annotations
 
-from core.base.paths import RESOURCES
-
 import gzip
 import json
 import os
@@ -19,8 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.io.datadir import cache_dir, user_data_dir
 from core.base.errors import LogiCityError
+from core.base.paths import RESOURCES
+from core.io.datadir import cache_dir, user_data_dir
 
 ENV_MODEL = "LOGICITY_ICON_MODEL"
 SD_CONFIGS = RESOURCES / "sd_configs"

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from core.io.datadir import icon_library_dir
 from core.base.errors import LogiCityError
+from core.io.datadir import icon_library_dir
 from core.io.yamlio import type_word
 from core.render.semantics import SEMANTICS, parse_semantic
 

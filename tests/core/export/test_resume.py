@@ -15,6 +15,7 @@ from core.export.runner import MANIFEST, STATE_DIR, run_export
 from core.sim.episode import load_episode
 from tests.support.export import assert_same_export
 from tests.support.paths import ROOT
+
 OPTS = {"episodes": 5, "steps": 150, "seed": 3}
 
 

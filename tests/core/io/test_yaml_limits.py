@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.io import yamlio
 from core.base.errors import ConfigError
+from core.io import yamlio
 from core.io.yamlio import MAX_YAML_CHARS, MAX_YAML_DEPTH, load_yaml, loads_yaml
 
 

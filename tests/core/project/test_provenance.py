@@ -6,13 +6,13 @@ from __future__ import annotations
 import pytest
 
 from core.base.errors import ConfigError
+from core.io.yamlio import load_yaml
 from core.project.load import load_project, open_episode
 from core.project.model import new_project
 from core.project.save import save_project
 from core.sim.provenance import agents_hash, city_hash
 from core.sim.simulation import Simulation
 from core.studio.episode_info import saved_episodes
-from core.io.yamlio import load_yaml
 
 
 def test_saved_episode_lists_its_provenance_and_round_trips(config, tmp_path):

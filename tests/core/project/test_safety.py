@@ -15,10 +15,10 @@ import pytest
 
 from core.base.errors import ConfigError
 from core.io.fileio import TEMP_MARK, host_tag
+from core.project.files import JOURNAL, clean_leftovers, name_problem, unlink_inside
 from core.project.load import load_project, manifest_files, open_episode
 from core.project.model import new_project
 from core.project.save import save_project
-from core.project.files import JOURNAL, clean_leftovers, name_problem, unlink_inside
 from tests.support.paths import ROOT
 from tests.support.studio import run_sim
 
