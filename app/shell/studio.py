@@ -97,7 +97,7 @@ def run_studio(argv: list[str]) -> int:
         session.restore_view(colour_by=args.colour_by)
     target = args.project or DEFAULT_MODE
     if args.seed is not None:
-        from core.project.model import is_project
+        from core.project.load import is_project
 
         if not is_project(target):
             from core.project.model import new_project

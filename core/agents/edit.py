@@ -16,11 +16,11 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from core.agents.io import MAX_PRIORITY, check_agent
+from core.agents.spec import AgentSet, AgentSpec
 from core.base.codes import Kind
 from core.base.errors import LogiCityError
 from core.base.world import KNOWN_CONCEPTS
-from core.agents.io import MAX_PRIORITY, check_agent
-from core.agents.spec import AgentSet, AgentSpec
 from core.map.trips import describe_cell, plan_trip
 
 __all__ = ["Cell", "KINDS", "concepts_for", "ontology_concepts", "next_id", "parse_name", "add_agent",

@@ -5,8 +5,8 @@ from typing import Mapping
 
 import numpy as np
 
-from core.base.codes import Kind
 from core.agents.spec import AgentSet, AgentSpec
+from core.base.codes import Kind
 
 #: Default concept mix (probabilities per agent of that kind; the rest are "normal" agents).
 DEFAULT_PEDESTRIAN_MIX: dict[str, float] = {"old": 0.3, "young": 0.3}

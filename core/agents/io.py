@@ -21,11 +21,13 @@ from typing import Any
 
 import yaml
 
+from core.agents.spec import AgentSet, AgentSpec
 from core.base.codes import Kind
 from core.base.errors import ConfigError
 from core.base.world import KNOWN_CONCEPTS
-from core.io.yamlio import LocatedList, check_format_header, expect, load_yaml, loads_yaml, reject_unknown_keys, yaml_type_name
-from core.agents.spec import AgentSet, AgentSpec
+from core.io.fileio import atomic_write_bytes
+from core.io.yamlio import (LocatedList, check_format_header, expect, load_yaml, loads_yaml, reject_unknown_keys,
+                            yaml_type_name)
 
 __all__ = ["FORMAT_VERSION", "load_agent_set", "loads_agent_set", "save_agent_set", "dumps_agent_set",
            "agent_set_from_data", "check_agent"]
@@ -157,6 +159,4 @@ def dumps_agent_set(agents: AgentSet, header: str | None = None) -> str:
 
 def save_agent_set(agents: AgentSet, path: str | Path, header: str | None = None) -> None:
     """Write an agent set to ``path`` in our format (atomically: a crash leaves the old file or the new one)."""
-    from core.io.fileio import atomic_write_bytes
-
     atomic_write_bytes(Path(path), dumps_agent_set(agents, header).encode("utf-8"))

@@ -16,11 +16,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from core.agents.io import check_agent
+from core.agents.spec import AgentSet, AgentSpec
 from core.base.codes import Kind
 from core.base.errors import ConfigError
 from core.io.yamlio import LocatedList, expect, load_yaml, loads_yaml, reject_unknown_keys, yaml_type_name
-from core.agents.io import check_agent
-from core.agents.spec import AgentSet, AgentSpec
 
 __all__ = ["import_reference_agents", "reference_agents_from_text"]
 

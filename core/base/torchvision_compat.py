@@ -24,6 +24,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+# torch and torchvision are imported on first use: core/__init__.py imports this module, which must stay free.
+
 _SHIM_OPS = (
     "nms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor",
     "qnms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor",

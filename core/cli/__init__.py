@@ -1,15 +1,22 @@
 """Headless sub-commands of ``main.py``.
 
 Each module in this package named in :data:`COMMANDS` defines ``register(subparsers)`` which adds its parser
-and sets ``func=<callable(args) -> int>``. Modules are imported only when ``main.py`` builds its parser, and
-must import heavy libraries (torch, diffusers, z3) lazily inside ``func``.
+and sets ``func=<callable(args) -> int>``. ``main.py`` imports every one of them to build its parser (also for
+``--help``), so a command module imports at its top only what ``--help`` loads anyway; a command's own machinery
+(the simulator, the rule language, the icon generator, torch, diffusers, z3) is imported in its ``func``.
 """
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import importlib.util
+import os
+import re
 import sys
+from pathlib import Path
+
+from core.base.errors import LogiCityError
 
 #: sub-command module names (core/cli/<name>.py), in help order.
 COMMANDS: tuple[str, ...] = ("simulate", "render", "icons", "spf", "rules", "episode", "vap", "study", "export")
@@ -41,9 +48,6 @@ def looks_like_command(word: str) -> bool:
     a bare word (letters, digits, '-', '_'; no path separator or file extension) naming no existing file or
     folder. ``main.py simulat`` is then a typo to report, while ``main.py path/to/project`` still opens the
     studio on that project."""
-    import re
-    from pathlib import Path
-
     if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]*", word):
         return False
     return not Path(word).exists()
@@ -51,8 +55,6 @@ def looks_like_command(word: str) -> bool:
 
 def unknown_command_message(word: str) -> str:
     """``unknown command 'simulat' (did you mean 'simulate'?) ...`` for a word that is no sub-command."""
-    import difflib
-
     commands = known_commands()
     close = difflib.get_close_matches(word.lower(), commands, n=1, cutoff=0.6)
     hint = f" (did you mean '{close[0]}'?)" if close else ""
@@ -62,8 +64,6 @@ def unknown_command_message(word: str) -> str:
 
 def run_cli(argv: list[str]) -> int:
     """Parse ``argv`` (without the program name) and run the sub-command; user errors print cleanly."""
-    from core.base.errors import LogiCityError
-
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
@@ -78,8 +78,6 @@ def run_cli(argv: list[str]) -> int:
         print("interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # output piped into `head` & co. that stopped reading: not an error of ours
-        import os
-
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # so the interpreter's final flush does not raise again
         return 141

@@ -10,6 +10,9 @@ import json
 import sys
 from pathlib import Path
 
+# The simulator's episode and gridlock modules are imported in the command's body: `python main.py --help` imports every
+# command module (core/cli/__init__.py).
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("episode", help="inspect a recorded episode file (gridlocks)",

@@ -10,11 +10,14 @@ import argparse
 import sys
 from pathlib import Path
 
+from core.export.backends import BACKENDS
+from core.export.registry import exporters, get_exporter
+
+# tqdm and the runner are imported when an export runs: `python main.py --help` imports every command module
+# (core/cli/__init__.py).
+
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from core.export.backends import BACKENDS
-    from core.export.registry import exporters
-
     p = sub.add_parser("export", help="export datasets (episodes, SPF Minari, Parquet, videos, PDDL, ...)",
                        description="Export a dataset into a folder, resumably (rerun to resume), on a local "
                                    "process pool or a Ray cluster. See docs/export.md.")
@@ -46,8 +49,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    from core.export.registry import exporters
-
     for spec in exporters():
         print(f"{spec.name:<10} {spec.title}")
         for o in spec.options:
@@ -60,7 +61,6 @@ def run_list(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from core.export.registry import get_exporter
     from core.export.runner import Cancelled, run_export
 
     spec = get_exporter(args.exporter)

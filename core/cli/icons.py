@@ -8,9 +8,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import secrets
 import sys
 from pathlib import Path
+
+from core.cli.render import image_format_problem
+from core.cli.simulate import output_problem
+
+# The icon library, the generator's models and prompts and the renderer are imported in the command bodies: `python
+# main.py --help` imports every command module (core/cli/__init__.py).
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -265,9 +272,6 @@ def _sheet(args: argparse.Namespace) -> int:
     from core.render.icons import IconSet
     from core.render.sheet import icon_sheet
 
-    from core.cli.render import image_format_problem
-    from core.cli.simulate import output_problem
-
     if args.px_per_cell < 1:
         print("error: --px-per-cell must be >= 1", file=sys.stderr)
         return 2
@@ -288,8 +292,6 @@ def _sheet(args: argparse.Namespace) -> int:
 
 def _download(args: argparse.Namespace) -> int:
     """The only network access of the studio, and only on this explicit request."""
-    import os
-
     from core.icongen.models import resolve_model, set_configured_model
 
     if os.environ.get("HF_HUB_OFFLINE") == "1":

@@ -4,7 +4,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tempfile
 from pathlib import Path
+
+# The renderer, PIL, the simulator's episodes and tqdm are imported in the command bodies: `python main.py --help`
+# imports every command module (core/cli/__init__.py).
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -59,7 +63,6 @@ def _check_arguments(args: argparse.Namespace) -> int:
         if problem:
             return _error(f"--out {out}: {problem}", 2)
         folder = out.parent
-    import tempfile
 
     try:
         folder.mkdir(parents=True, exist_ok=True)

@@ -14,13 +14,18 @@ The ontology is ``--ontology`` (a file, or the name of a bundled one: easy, medi
 """
 from __future__ import annotations
 
-from core.base.paths import ROOT
-
 import argparse
 import json
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
+
+from core.base.errors import ConfigError, RuleError, read_text_file
+from core.base.paths import ROOT
+
+# The rule language, its analysis (z3) and the simulator are imported in the command bodies: `python main.py --help`
+# imports every command module (core/cli/__init__.py).
 
 ONTOLOGIES = ROOT / "configs" / "ontologies"
 DEFAULT_MODE = ROOT / "configs" / "modes" / "default.yaml"
@@ -70,7 +75,6 @@ def _usage(p: argparse.ArgumentParser) -> int:
 
 def read_rule_text(path: Path) -> str:
     """The text of a rule file, refused like :func:`core.logic.load_rules` refuses it (located RuleError)."""
-    from core.base.errors import RuleError, read_text_file
     from core.logic.lang.parser import MAX_RULE_CHARS
 
     return read_text_file(path, MAX_RULE_CHARS, RuleError, "rule file", "rule file")
@@ -78,7 +82,6 @@ def read_rule_text(path: Path) -> str:
 
 def resolve_ontology(option: str | None, text: str):
     """The ontology named by ``--ontology``, the text's ``#ontology`` directive, or the bundled full one."""
-    from core.base.errors import ConfigError
     from core.logic.lang.ontology import load_ontology
 
     name = option
@@ -119,8 +122,6 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def run_analyze(args: argparse.Namespace) -> int:
-    from dataclasses import replace
-
     from core.logic.lang.program import parse_rules
     from core.analysis.report import analyze_rules
 
@@ -168,7 +169,6 @@ def run_analyze(args: argparse.Namespace) -> int:
 
 
 def _write_scenes(report, folder: Path) -> list[Path]:
-    from core.base.errors import ConfigError
     from core.sim.scene_io import save_scene
 
     try:

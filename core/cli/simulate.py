@@ -1,13 +1,21 @@
 """``python main.py simulate``: run the simulator headless, save the episode, print a summary."""
 from __future__ import annotations
 
-from core.base.paths import DEFAULT_MODE
-
 import argparse
+import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+
+from core.base.codes import ACTION_NAMES
+from core.base.paths import DEFAULT_MODE
+from core.cli.episode import gridlock_lines
+
+# The simulator and tqdm are imported in the command's body: `python main.py --help` imports every command module
+# (core/cli/__init__.py).
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -29,10 +37,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import numpy as np
     from tqdm import tqdm
 
-    from core.base.codes import ACTION_NAMES
     from core.sim.config import load_mode
     from core.sim.simulation import Simulation
 
@@ -72,7 +78,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"{name:<8}{int((decided == a).sum()):>10}{int((realised == a).sum()):>10}")
     print(f"goals reached: {int(sim.goals_reached.sum())} "
           f"(by {int((sim.goals_reached > 0).sum())} of {n} agents)")
-    from core.cli.episode import gridlock_lines
     from core.sim.gridlock import DEFAULT_STILL_STEPS, find_gridlocks
 
     still = DEFAULT_STILL_STEPS if args.still_steps is None else args.still_steps
@@ -100,9 +105,6 @@ def output_problem(path: Path, example: str = "ep.npz") -> str | None:
     the folder (``os.access`` is no answer for root or special file systems such as /proc). Shared by every
     sub-command that writes a file; ``example`` is the file name suggested when ``path`` is a folder.
     """
-    import os
-    import tempfile
-
     if path.is_dir():
         return f"is a folder; give a file name such as {path / example}"
     parent = path.parent if str(path.parent) else Path(".")

@@ -1,14 +1,17 @@
 """``python main.py study make|report|llm``: human-study and LLM evaluation on VAP questions (docs/study.md)."""
 from __future__ import annotations
 
-from core.base.paths import ROOT
-
 import argparse
 import sys
 from pathlib import Path
 
-from core.study.design import parse_seeds
+from core.base.paths import ROOT
+from core.study.design import StudySpec, load_study, make_study, parse_seeds
+from core.study.source import ACTION_LETTERS, ACTION_WORDS, SimulatedSource
+from core.study.source_vap import VapDatasetSource
 
+# The report, the LLM back ends and tqdm are imported in the command bodies: `python main.py --help` imports every
+# command module (core/cli/__init__.py).
 
 
 def _seeds(text: str) -> tuple[int, ...]:
@@ -73,13 +76,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_make(args: argparse.Namespace) -> int:
-    from core.study.design import StudySpec, make_study
-    from core.study.source import SimulatedSource
-
     concepts = tuple(c.strip() for c in args.concepts.split(",") if c.strip())
     if args.vap_dataset is not None:
-        from core.study.source_vap import VapDatasetSource
-
         source = VapDatasetSource(str(args.vap_dataset.resolve()), args.split, args.min_step)
     else:
         source = SimulatedSource(args.mode, args.split, args.seeds, args.steps, args.min_step)
@@ -102,7 +100,6 @@ def run_make(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     counts = study.test
-    from core.study.source import ACTION_WORDS
 
     per = ", ".join(f"{w} {sum(q.truth == a for q in counts)}" for a, w in enumerate(ACTION_WORDS))
     print(f"study {study.folder}: {len(counts)} test questions ({per}), "
@@ -112,9 +109,7 @@ def run_make(args: argparse.Namespace) -> int:
 
 
 def run_report(args: argparse.Namespace) -> int:
-    from core.study.design import load_study
     from core.study.report import build_report
-    from core.study.source import ACTION_LETTERS, ACTION_WORDS
 
     study = load_study(args.study)
     rep = build_report(study)
@@ -135,7 +130,6 @@ def run_report(args: argparse.Namespace) -> int:
 
 
 def run_llm(args: argparse.Namespace) -> int:
-    from core.study.design import load_study
     from core.study.llm import (OpenAIChat, RunOptions, TransformersModel, export_batch, import_batch, run_backend,
                                 run_name)
     from core.study.report import build_report

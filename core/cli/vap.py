@@ -2,8 +2,15 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+import threading
 from pathlib import Path
+
+from core.io.fileio import atomic_write_text
+
+# The VAP task (torch for train and eval) and tqdm are imported in the command bodies: `python main.py --help` imports
+# every command module (core/cli/__init__.py).
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -70,8 +77,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_make(args: argparse.Namespace) -> int:
-    import threading
-
     from core.tasks.vap import VapDataConfig, generate, parse_worlds
 
     cfg = VapDataConfig(mode=args.mode, agents=args.agents, worlds=parse_worlds(args.worlds), steps=args.steps,
@@ -157,8 +162,6 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def run_eval(args: argparse.Namespace) -> int:
-    import json
-
     from core.tasks.vap.evaluate import evaluate
     from core.tasks.vap.metrics import format_concepts, format_table3
 
@@ -172,7 +175,5 @@ def run_eval(args: argparse.Namespace) -> int:
     if res.unary is not None and res.binary is not None:
         print(format_concepts(res.unary, res.binary))
     if args.json:
-        from core.io.fileio import atomic_write_text
-
         atomic_write_text(args.json, json.dumps(res.to_dict(), indent=1))
     return 0

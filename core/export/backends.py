@@ -12,13 +12,15 @@ writing is a temporary file that the next run removes.
 """
 from __future__ import annotations
 
-from core.base.paths import ROOT
-
 import os
-from pathlib import Path
 from typing import Any, Callable
 
+from core.base.paths import ROOT
 from core.export.registry import ExportError
+from core.export.shards import ShardFailure, run_shard_in_worker
+
+# The process pool's modules and ray are imported by the backend that uses them: `python main.py --help` imports this
+# module for the --backend choices.
 
 __all__ = ["make_backend", "BACKENDS", "default_workers"]
 
@@ -47,8 +49,6 @@ class _Base:
 
     def _fail(self, name: str, attempt: int, exc: BaseException, on_failure: OnFailure) -> bool:
         """Report a failed attempt; True when the shard may run again."""
-        from core.export.shards import ShardFailure
-
         on_failure(ShardFailure(name, attempt, _short(exc)))
         if attempt > self.retries:
             if isinstance(exc, ExportError):
@@ -62,8 +62,6 @@ class InlineBackend(_Base):
 
     def run(self, kind: str, options: dict, shards: list[dict], out: str, on_done: OnDone, on_failure: OnFailure,
             cancelled: Callable[[], bool]) -> None:
-        from core.export.shards import run_shard_in_worker
-
         for sh in shards:
             attempt = 0
             while True:
@@ -91,8 +89,6 @@ class LocalBackend(_Base):
         import multiprocessing as mp
         from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
         from concurrent.futures.process import BrokenProcessPool
-
-        from core.export.shards import run_shard_in_worker
 
         n = min(self.workers, len(shards))
 
@@ -180,7 +176,6 @@ class RayBackend(_Base):
     def run(self, kind: str, options: dict, shards: list[dict], out: str, on_done: OnDone, on_failure: OnFailure,
             cancelled: Callable[[], bool]) -> None:
         ray = self._ray
-        from core.export.shards import run_shard_in_worker
 
         # max_retries: Ray re-runs a task whose worker process or node died; exceptions are retried below so that
         # each failed attempt is seen and reported

@@ -6,12 +6,15 @@ episodes export, a Parquet export and a video export of the same options show th
 """
 from __future__ import annotations
 
-from core.base.paths import ROOT
-
 from pathlib import Path
 from typing import Any, Mapping
 
+from core.base.errors import LogiCityError
+from core.base.paths import ROOT
 from core.export.registry import ExportError, Option, Shard, shard_name
+
+# The simulator is imported by the functions that run it: `python main.py --help` imports every exporter module to list
+# its options (core/cli/export.py).
 
 DEFAULT_MODE = ROOT / "configs" / "modes" / "default.yaml"
 #: the ``created`` field of exported episodes: a time stamp would make two exports of one seed differ
@@ -59,7 +62,6 @@ _CONFIGS: dict[tuple, tuple[Any, dict[str, int]]] = {}
 
 
 def _load_config(path: Path, split: str | None, engine: str | None):
-    from core.base.errors import LogiCityError
     from core.sim.config import load_mode
 
     try:

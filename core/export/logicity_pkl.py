@@ -20,15 +20,24 @@ before step k), "Agent_actions": ...}}, "Static Info": {"Agents": {...}, "Logic"
 """
 from __future__ import annotations
 
-from core.base.paths import ROOT
-
 import hashlib
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from core.agents.io import loads_agent_set
 from core.base.errors import EpisodeFileError, LogiCityError
+from core.base.paths import ROOT
+from core.export.safe_pickle import load_restricted
+from core.io.datadir import cache_dir
+from core.io.yamlio import dump_yaml, loads_yaml
+from core.logic.lang.ontology import load_ontology
+from core.logic.lang.program import parse_rules
+from core.logic.lang.reference import reference_rules_from_data
+from core.map.io import load_map
+from core.sim.episode import write_episode_file
+from core.sim.simulation import clause_table
 
 __all__ = ["read_cache", "cache_to_episode", "convert_cache", "imported_episode_path"]
 
@@ -42,8 +51,6 @@ def _err(path: Path, message: str) -> EpisodeFileError:
 
 def read_cache(path: str | Path) -> dict[str, Any]:
     """The cache as plain data (tensors as numpy arrays), its structure checked."""
-    from core.export.safe_pickle import load_restricted
-
     path = Path(path)
     data = load_restricted(path)
     if not isinstance(data, dict) or "Time_Obs" not in data or "Static Info" not in data:
@@ -62,8 +69,6 @@ def read_cache(path: str | Path) -> dict[str, Any]:
 
 
 def _agents(static: dict, path: Path):
-    from core.agents.io import loads_agent_set
-
     rows = []
     for name, info in static["Agents"].items():
         if not isinstance(info, dict) or not isinstance(info.get("layer_id"), int):
@@ -89,8 +94,6 @@ def _agents(static: dict, path: Path):
 
 
 def _match_map(world: np.ndarray, path: Path):
-    from core.map.io import load_map
-
     found = []
     for f in sorted((ROOT / "configs" / "maps").glob("*.yaml")):
         city = load_map(f)
@@ -103,8 +106,6 @@ def _match_map(world: np.ndarray, path: Path):
 
 
 def _match_ontology(logic: dict, path: Path):
-    from core.logic.lang.ontology import load_ontology
-
     names = logic.get("Predicates") if isinstance(logic, dict) else None
     if not isinstance(names, list) or not names:
         raise _err(path, "'Static Info/Logic/Predicates' must list the predicate names")
@@ -123,9 +124,6 @@ def _match_ontology(logic: dict, path: Path):
 
 
 def _rules_text(logic: dict, ontology, path: Path) -> str:
-    from core.logic.lang.reference import reference_rules_from_data
-    from core.io.yamlio import dump_yaml, loads_yaml
-
     data = logic.get("Rules")
     if data is None:
         raise _err(path, "'Static Info/Logic/Rules' is missing")
@@ -167,9 +165,6 @@ def _decided(actions: Any, names: list[str], kinds: list[str], path: Path, k: in
 
 def cache_to_episode(path: str | Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """(arrays, meta) of the episode format (core/sim/episode.py) for the cache at ``path``."""
-    from core.sim.simulation import clause_table
-    from core.sim.replay import ROLES  # noqa: F401 - the four config texts below
-
     path = Path(path)
     data = read_cache(path)
     obs, static = data["Time_Obs"], data["Static Info"]
@@ -182,7 +177,6 @@ def cache_to_episode(path: str | Path) -> tuple[dict[str, np.ndarray], dict[str,
     city, map_file = _match_map(worlds[0], path)
     onto, onto_file = _match_ontology(static.get("Logic", {}), path)
     rules_text = _rules_text(static.get("Logic", {}), onto, path)
-    from core.logic.lang.program import parse_rules
 
     program = parse_rules(rules_text, onto, f"{path}#rules").program()
     n, t1 = len(names), len(steps)
@@ -260,8 +254,6 @@ def cache_to_episode(path: str | Path) -> tuple[dict[str, np.ndarray], dict[str,
 
 def convert_cache(path: str | Path, out: str | Path) -> Path:
     """Write the cache at ``path`` as an episode file ``out`` (atomic, reproducible bytes)."""
-    from core.sim.episode import write_episode_file
-
     arrays, meta = cache_to_episode(path)
     return write_episode_file(out, arrays, meta, reproducible=True)
 
@@ -269,8 +261,6 @@ def convert_cache(path: str | Path, out: str | Path) -> Path:
 def imported_episode_path(path: str | Path) -> Path:
     """The converted episode of a cache, made once and kept in the user cache folder (keyed by the file's
     SHA-256, so an edited cache converts again)."""
-    from core.io.datadir import cache_dir
-
     path = Path(path)
     if not path.is_file():
         raise EpisodeFileError("file not found", path)

@@ -13,8 +13,16 @@ import io
 from pathlib import Path
 from typing import Any, Mapping
 
+import numpy as np
+
+from core.base.codes import Kind
+from core.base.world import KNOWN_CONCEPTS
 from core.export.common import episode_plan, load_config, mode_files, sim_options, simulate
 from core.export.registry import ExporterSpec, Finalized, Shard, ShardResult, register
+from core.io.fileio import atomic_write_bytes
+
+# pyarrow is imported by the functions that write tables: `python main.py --help` imports every exporter module to list
+# its options (core/cli/export.py).
 
 #: column, Arrow type, meaning (docs/export.md "Parquet schema")
 SCHEMA: tuple[tuple[str, str, str], ...] = (
@@ -46,8 +54,6 @@ SCHEMA: tuple[tuple[str, str, str], ...] = (
 
 
 def _concept_columns() -> list[str]:
-    from core.base.world import KNOWN_CONCEPTS
-
     return [f"concept_{c}" for c in KNOWN_CONCEPTS]
 
 
@@ -63,11 +69,7 @@ def arrow_schema():
 
 def episode_table(buf, episode: int, seed: int):
     """The rows of one recorded episode (a :class:`~core.sim.episode.EpisodeView`)."""
-    import numpy as np
     import pyarrow as pa
-
-    from core.base.codes import Kind
-    from core.base.world import KNOWN_CONCEPTS
 
     t, n = buf.num_steps, len(buf.agents)
     a = {name: np.asarray(buf.array(name)) for name in ("positions", "headings", "goals", "priorities", "concepts",
@@ -111,8 +113,6 @@ def episode_table(buf, episode: int, seed: int):
 def run_shard(options: Mapping[str, Any], shard: Shard, out: Path) -> ShardResult:
     import pyarrow as pa
     import pyarrow.parquet as pq
-
-    from core.io.fileio import atomic_write_bytes
 
     cfg = load_config(options)
     tables, steps = [], 0

@@ -32,9 +32,14 @@ to Normal in the simulator and have no PDDL action.
 """
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
+
+from core.base.codes import Kind
+
+# The pddl package is imported by the functions that parse PDDL back (the round-trip check of an export).
 
 ACTIONS = ("Slow", "Normal", "Fast", "Stop")
 #: cells each car action covers (pedestrians: Normal = 1 cell, ``walk``)
@@ -145,8 +150,6 @@ class SceneFacts:
 
 def scene_facts(grounding, ego: int, route: Iterable[Sequence[int]]) -> SceneFacts:
     """Facts of ``grounding`` (a :class:`core.logic.grounding.grounder.Grounding`) for agent index ``ego``."""
-    from core.base.codes import Kind
-
     view = grounding.ego_view(ego)
     kinds = grounding.snapshot.agents.kinds
     ents = tuple((r.name, "car" if int(kinds[r.agent]) == int(Kind.CAR) else "pedestrian") for r in view.rows)
@@ -286,6 +289,4 @@ def derived_truth(domain, problem, ego: str) -> dict[str, bool]:
 
 
 def _product(objects: list[str], n: int) -> Iterable[tuple[str, ...]]:
-    import itertools
-
     return itertools.product(objects, repeat=n)

@@ -10,8 +10,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping
 
+import numpy as np
+
+from core.base.codes import Kind
 from core.export.common import episode_plan, load_config, mode_files, sim_options
-from core.export.registry import ExporterSpec, ExportError, Finalized, Option, Shard, ShardResult, register
+from core.export.pddl import (domain_text, parse_domain_text, parse_problem_text, pddl_name, problem_text,
+                              program_rules, rules_from_domain, scene_facts)
+from core.export.registry import ExportError, ExporterSpec, Finalized, Option, Shard, ShardResult, register
+from core.io.fileio import atomic_write_text
+
+# The simulator is imported by the shard that runs it: `python main.py --help` imports every exporter module to list its
+# options (core/cli/export.py).
 
 
 def _program(config):
@@ -20,11 +29,6 @@ def _program(config):
 
 def scene_problem(sim, ego_name: str, name: str, domain: str, seed: int) -> tuple[str, Any]:
     """(problem text, SceneFacts) of the current state of ``sim`` for the ego named ``ego_name``."""
-    import numpy as np
-
-    from core.base.codes import Kind
-    from core.export.pddl import problem_text, scene_facts
-
     names = list(sim.agents.names)
     if ego_name:
         if ego_name not in names:
@@ -43,9 +47,7 @@ def scene_problem(sim, ego_name: str, name: str, domain: str, seed: int) -> tupl
 
 
 def run_shard(options: Mapping[str, Any], shard: Shard, out: Path) -> ShardResult:
-    from core.io.fileio import atomic_write_text
     from core.sim.simulation import Simulation
-    from core.export.pddl import parse_problem_text
 
     cfg = load_config(options)
     domain = _domain_name(options)
@@ -66,15 +68,10 @@ def run_shard(options: Mapping[str, Any], shard: Shard, out: Path) -> ShardResul
 
 
 def _domain_name(options: Mapping[str, Any]) -> str:
-    from core.export.pddl import pddl_name
-
     return pddl_name(f"logicity-{Path(options['mode']).stem}")
 
 
 def finalize(options: Mapping[str, Any], results: list[ShardResult], out: Path) -> Finalized:
-    from core.io.fileio import atomic_write_text
-    from core.export.pddl import domain_text, parse_domain_text, program_rules, rules_from_domain
-
     program = _program(load_config(options))
     text = domain_text(program, _domain_name(options))
     try:

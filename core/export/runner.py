@@ -24,15 +24,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import platform
 import time
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from core.io.fileio import atomic_write_text, clean_stale_temps
-from core.export.registry import ExporterSpec, ExportError, Finalized, Shard, ShardResult, get_exporter
+from core.export.backends import make_backend
+from core.export.registry import ExportError, ExporterSpec, Finalized, Shard, ShardResult, get_exporter
 from core.export.shards import ShardFailure, run_shard_in_worker, sha256_file
+from core.io.fileio import atomic_write_text, clean_stale_temps, host_tag, pid_alive
 
 __all__ = ["run_export", "ExportReport", "ShardFailure", "config_hash", "sha256_file", "run_shard_in_worker",
            "STATE_DIR", "MANIFEST", "Cancelled"]
@@ -79,8 +82,6 @@ def config_hash(spec: ExporterSpec, options: Mapping[str, Any]) -> tuple[str, di
 
 
 def _versions(spec: ExporterSpec) -> dict[str, str]:
-    from importlib import metadata
-
     out = {"python": platform.python_version()}
     for dist in ("logicity-studio", "numpy", *spec.packages):
         try:
@@ -145,10 +146,6 @@ LOCK = "lock"
 def _lock(state: Path, out: Path) -> None:
     """One run per folder: ``.export/lock`` names the running process (host tag and pid); a lock whose process is
     gone (a killed run) is taken over."""
-    import os
-
-    from core.io.fileio import host_tag, pid_alive
-
     path = state / LOCK
     try:
         host, pid = path.read_text().split()
@@ -196,8 +193,6 @@ def run_export(kind: str, options: Mapping[str, Any], out: str | Path, *, backen
     polled between shards (running pool workers or Ray tasks are stopped; their partial files are temporary files
     that the next run removes). Returns what was done; raises :class:`ExportError` or :class:`Cancelled`.
     """
-    from core.export.backends import make_backend
-
     t0 = time.perf_counter()
     spec = get_exporter(kind)
     opts = spec.normalise(options)

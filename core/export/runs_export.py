@@ -10,7 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping
 
-from core.export.registry import ExporterSpec, ExportError, Option, Shard, ShardResult, register, shard_name
+from core.export.registry import ExportError, ExporterSpec, Option, Shard, ShardResult, register, shard_name
+
+# The cache importer and the simulator's episodes are imported by the shard: `python main.py --help` imports every
+# exporter module to list its options (core/cli/export.py).
 
 
 def sources(options: Mapping[str, Any]) -> list[Path]:

@@ -9,21 +9,21 @@ covers questions.jsonl and is unaffected).
 """
 from __future__ import annotations
 
-from core.base.paths import ROOT
-
 import re
 from pathlib import Path
 from typing import Any, Mapping
 
+from core.base.paths import ROOT
+from core.export.common import mode_files
 from core.export.registry import ExporterSpec, Option, Shard, ShardResult, register, shard_name
+from core.io.fileio import atomic_write_text
+from core.study.design import StudySpec, make_study
+from core.study.source import SimulatedSource
 
 FIXED_CREATED = "reproducible export"
 
 
 def _spec(options: Mapping[str, Any]):
-    from core.study.design import StudySpec
-    from core.study.source import SimulatedSource
-
     seeds = tuple(int(options["seed"]) + i for i in range(int(options["worlds"])))
     source = SimulatedSource(str(options["mode"]), split=options["split"] or None, seeds=seeds,
                              steps=int(options["steps"]))
@@ -39,9 +39,6 @@ def plan(options: Mapping[str, Any]) -> list[Shard]:
 
 
 def run_shard(options: Mapping[str, Any], shard: Shard, out: Path) -> ShardResult:
-    from core.io.fileio import atomic_write_text
-    from core.study.design import make_study
-
     folder = out / "study"
     study = make_study(_spec(options), folder)
     yaml_path = study.path
@@ -52,8 +49,6 @@ def run_shard(options: Mapping[str, Any], shard: Shard, out: Path) -> ShardResul
 
 
 def config_files(options: Mapping[str, Any]) -> dict[str, Path]:
-    from core.export.common import mode_files
-
     return mode_files({"mode": options["mode"], "split": options["split"], "engine": ""})
 
 

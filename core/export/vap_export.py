@@ -9,10 +9,15 @@ fixed so that two exports of the same settings are byte-identical). Point the VA
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any, Mapping
 
 from core.export.registry import ExporterSpec, Finalized, Option, Shard, ShardResult, register, shard_name
+from core.io.fileio import atomic_write_text
+
+# The VAP task and the thread pool are imported by the functions that use them: `python main.py --help` imports every
+# exporter module to list its options (core/cli/export.py).
 
 FIXED_UPDATED = "reproducible export (see manifest.json)"
 _STAGE_CFGS: dict[str, Any] = {}
@@ -66,9 +71,6 @@ def run_shard(options: Mapping[str, Any], shard: Shard, out: Path) -> ShardResul
 
 
 def finalize(options: Mapping[str, Any], results: list[ShardResult], out: Path) -> Finalized:
-    import json
-
-    from core.io.fileio import atomic_write_text
     from core.tasks.vap import dataset as vap
     from core.tasks.vap.settings import config_hashes, fingerprint, mode_path
 

@@ -11,12 +11,20 @@ the option is refused up front with that explanation.
 """
 from __future__ import annotations
 
+import importlib.util
 import io
+import tempfile
 from pathlib import Path
 from typing import Any, Mapping
 
+import numpy as np
+
 from core.export.common import episode_plan, load_config, mode_files, sim_options, simulate
-from core.export.registry import ExporterSpec, ExportError, Option, Shard, ShardResult, register, shard_name
+from core.export.registry import ExportError, ExporterSpec, Option, Shard, ShardResult, register, shard_name
+from core.io.fileio import atomic_write_bytes
+
+# The renderer, PIL, imageio and the simulator's replay are imported by the functions that use them: `python main.py
+# --help` imports every exporter module to list its options (core/cli/export.py).
 
 #: largest frame side in pixels (a typo in --ppc must not allocate gigabytes)
 MAX_SIDE_PX = 4096
@@ -24,8 +32,6 @@ MAX_SIDE_PX = 4096
 
 def mp4_encoder() -> str | None:
     """Name of an installed MP4 encoder plugin for imageio ("pyav" or "ffmpeg"), or None."""
-    import importlib.util
-
     if importlib.util.find_spec("imageio") is None:
         return None
     if importlib.util.find_spec("av") is not None:
@@ -77,8 +83,6 @@ def render_frames(episode, city, first: int, last: int, ppc: int, seed: int = 0)
 
 
 def encode(frames: list, fmt: str, fps: int) -> bytes:
-    import numpy as np
-
     if fmt == "gif":
         from PIL import Image
 
@@ -95,10 +99,6 @@ def _encode_mp4(frames: list, fps: float) -> bytes:
     Byte-identical for the same frames (resumed exports must equal uninterrupted ones): one encoder thread and
     ffmpeg's bitexact flags (no encoder version string, no creation time). Frame sides are padded up to a
     multiple of 16 (H.264's macroblock; yuv420p needs even sides) by imageio."""
-    import tempfile
-
-    import numpy as np
-
     plugin = mp4_encoder()
     with tempfile.TemporaryDirectory(prefix="mp4-") as tmp:
         path = Path(tmp) / "out.mp4"
@@ -123,8 +123,6 @@ def _encode_mp4(frames: list, fps: float) -> bytes:
 
 
 def run_shard(options: Mapping[str, Any], shard: Shard, out: Path) -> ShardResult:
-    from core.io.fileio import atomic_write_bytes
-
     ext = options["format"]
     files, frames_total = [], 0
     if "episode_file" in shard.params:

@@ -12,6 +12,8 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
+# scipy.ndimage is imported on first use.
+
 
 @dataclass
 class AlphaResult:

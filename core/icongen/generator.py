@@ -2,8 +2,8 @@
 
 Why it looks like this:
 
-* torch/diffusers are imported inside :meth:`IconGenerator.load` (10+ s), never when the studio or the tests
-  start;
+* torch/diffusers are imported inside :meth:`IconGenerator.load` (importing them takes long), never when the
+  studio or the tests start;
 * every image has its own seed (``seed + k``) and a CPU ``torch.Generator``, so any image can be re-made alone
   from its sidecar, on any device, regardless of the batch it was made in;
 * each finished image is handed to ``on_image`` (which saves it) before the next batch starts, and cancelling
@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from core.base.errors import LogiCityError
-from core.render.semantics import parse_semantic
 from core.icongen.alpha import postprocess
 from core.icongen.device import DeviceChoice, pick_device
 from core.icongen.models import ModelError, ModelSource, resolve_model, single_file_config_dir
 from core.icongen.prompts import PromptBank
+from core.render.semantics import parse_semantic
 
 #: Scheduler choices offered to users ("default" keeps the model's own).
 SCHEDULERS: dict[str, str | None] = {

@@ -2,12 +2,11 @@
 config folders single-file checkpoints need.
 
 Why here and not in the generator: the studio and the CLI must be able to tell the user "no model configured" or
-"this file is an SD 2 checkpoint, use a diffusers folder" instantly, without importing torch/diffusers (10+ s).
+"this file is an SD 2 checkpoint, use a diffusers folder" instantly, without importing torch/diffusers (which takes
+long).
 Everything in this module is pure Python.
 """
 from __future__ import annotations
-
-from core.base.paths import RESOURCES
 
 import gzip
 import json
@@ -18,8 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.io.datadir import cache_dir, user_data_dir
 from core.base.errors import LogiCityError
+from core.base.paths import RESOURCES
+from core.io.datadir import cache_dir, user_data_dir
 
 ENV_MODEL = "LOGICITY_ICON_MODEL"
 SD_CONFIGS = RESOURCES / "sd_configs"

@@ -5,8 +5,6 @@ Why a YAML file: artists tune prompts far more often than code; the studio ships
 """
 from __future__ import annotations
 
-from core.base.paths import RESOURCES
-
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,10 +12,11 @@ from typing import Mapping
 
 import numpy as np
 
-from core.io.datadir import user_data_dir
 from core.base.errors import ConfigError
-from core.render.semantics import SEMANTICS, TILE_SEMANTICS
+from core.base.paths import RESOURCES
+from core.io.datadir import user_data_dir
 from core.io.yamlio import LocatedDict, expect, load_yaml
+from core.render.semantics import SEMANTICS, TILE_SEMANTICS
 
 DEFAULT_PROMPT_FILE = RESOURCES / "prompts" / "icon_prompts.yaml"
 POSTS = ("alpha", "tile", "none")

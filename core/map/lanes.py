@@ -10,7 +10,7 @@ Why it is built this way:
   the drivable cells outside the straight road stretches). On the reference map this is exactly the
   reference's distance rule (< 25.63 cells; a test checks it edge by edge) but it also holds for other street
   widths and block sizes, where a fixed distance would join a lane's end back to its own start.
-* One graph per map, built in milliseconds with numpy (the reference rebuilds it per car in ~2.7 s).
+* One graph per map, built once with numpy (the reference rebuilds it for every car, which dominates its start).
   A route query adds its connector edges, runs the search and removes exactly what it added, under a lock:
   the shared graph never accumulates edges (the reference's connector edges pile up across re-plans) and
   concurrent calls are safe.

@@ -6,14 +6,14 @@ allow_diagonal=False)`` (4-connected, Manhattan heuristic, path includes both en
 
 Why pyastar2d and not our own A*: a sidewalk grid has many equally short paths between two cells, and which one
 an A* returns depends on how its priority queue breaks ties among equal ``f = g + h``. pyastar2d's compiled
-search orders its queue by ``f`` alone, so equal-``f`` nodes leave it in the binary heap's own order; our former
-pure-Python A* (ties towards the smaller ``h``, then the smaller cell index) returned equally short but different
+search orders its queue by ``f`` alone, so equal-``f`` nodes leave it in the binary heap's own order, and an A* that
+breaks ties otherwise (towards the smaller ``h``, then the smaller cell index) returns equally short but different
 cells. Only pyastar2d itself reproduces the reference's pedestrian routes cell for cell (docs/planning.md); it is
 also faster.
 
 We call the package's compiled search directly with a cached, flattened float32 cost array: the public
-``astar_path`` re-checks ``weights.min() >= 1`` and copies the whole grid on every call (about 1.3 ms on a
-747² city, more than the search itself). Those checks hold by construction here (costs are 1 or 1000) and the
+``astar_path`` re-checks ``weights.min() >= 1`` and copies the whole grid on every call (on a large city that
+costs more than the search itself). Those checks hold by construction here (costs are 1 or 1000) and the
 bounds are checked below, so the result is the same path ``astar_path`` returns.
 """
 from __future__ import annotations

@@ -3,7 +3,7 @@ deleting without following links, and the save journal that lets the next save o
 left behind.
 
 Why a module of its own: these rules keep a user's files safe (docs/projects.md, "How saving stays safe") and are
-easier to check in one place; :mod:`core.project.model` applies them when it loads and saves.
+easier to check in one place; :mod:`core.project.load` and :mod:`core.project.save` apply them.
 
 * Names: a name in ``project.yaml`` or in the project's mode file is a relative path with ``/`` between folders. It
   may not be empty, absolute, contain ``..``, a backslash or a control character (NUL included), be longer than

@@ -1,4 +1,4 @@
-"""Saving a studio project atomically (the format and the loading side: :mod:`core.project.model`).
+"""Saving a studio project atomically (the data model: :mod:`core.project.model`; loading: :mod:`core.project.load`).
 
 Crash safety: a file other than ``project.yaml`` is never overwritten in place. A part whose content changed is
 written under a fresh name (``map-2.yaml``, ``episodes/main-3.npz``), every file is written to a temporary file
@@ -19,10 +19,17 @@ import shutil
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
+import yaml
+
+from core.agents.io import dumps_agent_set, loads_agent_set
 from core.base.errors import ConfigError, LogiCityError
-from core.io.fileio import atomic_writer, atomic_write_bytes
-from core.project.model import FORMAT_NAME, FORMAT_VERSION, PART_NAMES, PROVENANCE_KEYS, SPLIT_ROLES, EpisodeEntry, Project, episode_entry_for, manifest_name, plain_data, replaced_files
-from core.project.files import EPISODE_DIR, MANIFEST, begin_save, clean_leftovers, end_save, file_problem, normalise, unlink_inside
+from core.io.fileio import atomic_write_bytes, atomic_writer
+from core.map.io import dumps_map
+from core.project.files import (EPISODE_DIR, MANIFEST, begin_save, clean_leftovers, end_save, file_problem, normalise,
+                                unlink_inside)
+from core.project.load import manifest_name, replaced_files
+from core.project.model import (FORMAT_NAME, FORMAT_VERSION, PART_NAMES, PROVENANCE_KEYS, SPLIT_ROLES, EpisodeEntry,
+                                Project, episode_entry_for, plain_data)
 
 
 def split_roles(config: Any) -> list[str]:
@@ -84,8 +91,6 @@ def _part_bytes(config: Any, role: str) -> bytes:
     if src and Path(src).exists():
         return Path(src).read_bytes()
     if role == "map":
-        from core.map.io import dumps_map
-
         return dumps_map(config.city).encode("utf-8")
     if role == "agents":
         return _agent_set_bytes(config.agents, None)
@@ -99,8 +104,6 @@ def _part_bytes(config: Any, role: str) -> bytes:
 def _agent_set_bytes(agents: Any, split: str | None) -> bytes:
     """An edited agent set's file; one the loader would refuse (a pedestrian with a car's concept, two agents with
     one name: the agent editor lets them exist while being fixed) is not saved, so the project always reopens."""
-    from core.agents.io import dumps_agent_set, loads_agent_set
-
     text = dumps_agent_set(agents)
     try:
         loads_agent_set(text)
@@ -296,8 +299,6 @@ def save_project(project: Project, root: str | Path | None = None, episode: Any 
 
 def dump_yaml(data: Any) -> str:
     """Block-style YAML (one key per line), keys in the given order: easy to read and to diff."""
-    import yaml
-
     return yaml.safe_dump(plain_data(data), sort_keys=False, default_flow_style=False, allow_unicode=True, width=100)
 
 

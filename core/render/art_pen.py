@@ -11,6 +11,8 @@ from typing import Callable, Iterator, Sequence
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter
 
+# scipy.ndimage is imported on first use.
+
 SS = 4  # supersampling factor
 TILE = 160
 

@@ -16,6 +16,8 @@ from core.render.default_art import DEFAULT_ICON_DIR, DRAWERS, N_VARIANTS
 from core.render.library import IconLibrary
 from core.render.semantics import AGENT_SEMANTICS, SEMANTICS
 
+# PIL is imported on first use.
+
 __all__ = ["DEFAULT_ICON_DIR", "IconSet", "trim_alpha"]
 
 

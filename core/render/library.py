@@ -27,10 +27,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from core.io.datadir import icon_library_dir
 from core.base.errors import LogiCityError
+from core.io.datadir import icon_library_dir
 from core.io.yamlio import type_word
 from core.render.semantics import SEMANTICS, parse_semantic
+
+# PIL is imported on first use.
 
 STATUSES = ("pending", "accepted", "rejected")
 _STEM_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")

@@ -24,10 +24,12 @@ from typing import Sequence
 import numpy as np
 from PIL import Image
 
-from core.base.codes import Heading, Kind
+from core.base.codes import BUILDING_CODES, Heading, Kind
 from core.base.world import WorldSnapshot
 from core.render.icons import IconSet
 from core.render.semantics import BUILDING_SEMANTIC_BY_CODE, SEMANTICS, agent_semantic, is_car_semantic
+
+# scipy.ndimage is imported when a static map is drawn: core/render/sheet.py imports this module without drawing one.
 
 Box = tuple[int, int, int, int]
 Crop = tuple[int, int, int, int]  # (row0, col0, rows, cols) in cells
@@ -321,8 +323,6 @@ def _building_lots(city) -> list[tuple[str, int, int, int, int]]:
     """(semantic, row, col, rows, cols) of every building: from the spec, or connected components of the layer."""
     lots = []
     if city.buildings:
-        from core.base.codes import BUILDING_CODES
-
         for b in city.buildings:
             code = BUILDING_CODES.get(b.kind)
             if code in BUILDING_SEMANTIC_BY_CODE:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from core.base.codes import GAS_STATION, GARAGE, HOUSE, OFFICE, STORE, Kind
+from core.base.codes import GARAGE, GAS_STATION, HOUSE, OFFICE, STORE, Kind
 
 #: Street tiles (tiled over the street cells), then the 5 building types: the paper's 8 static semantics
 #: (docs/reference.md#street-and-building-codes).

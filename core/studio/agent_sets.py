@@ -19,7 +19,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Callable, Iterable, Mapping
 
-from core.agents.edit import Cell, add_agent, agent_problems, delete_agents, duplicate_agents, edit_agents, drop_agents, generate_composition, move_agents, reorder_agents, set_cells
+from core.agents.edit import (Cell, add_agent, agent_problems, delete_agents, drop_agents, duplicate_agents,
+                              edit_agents, generate_composition, move_agents, reorder_agents, set_cells)
+from core.agents.io import load_agent_set
 from core.agents.spec import AgentSet
 from core.base.codes import Kind
 from core.studio.problems import ERROR, Problem, register_checker
@@ -49,7 +51,6 @@ def _split_sets(config: Any) -> dict[str, AgentSet]:
         files = extra.get("agent_files") or {}
         if not files:
             return {}
-        from core.agents.io import load_agent_set
 
         sets = {split: load_agent_set(files[split]) for split in SPLITS if split in files}
         extra["agent_sets"] = sets     # a cache of what the files hold, not an edit

@@ -26,8 +26,15 @@ from typing import Any
 
 import numpy as np
 
+from core.agents.io import loads_agent_set
 from core.agents.spec import AgentSet
+from core.base.errors import LogiCityError
+from core.base.world import AgentTable
 from core.sim.provenance import city_hash, provenance, short
+from core.sim.rule_segments import SEGMENTS_KEY, schedule
+from core.sim.scene import Scene, SceneAgent, build_simulation, scene_problems
+from core.sim.scene_io import scene_from_data, scene_to_data
+from core.sim.simulation import GOAL_WAIT_STEPS, Simulation
 from core.studio.problems import blocking_message, collect
 
 __all__ = ["ApplyStatus", "apply_status", "refusal", "scene_at", "branch_config", "start_config",
@@ -95,8 +102,6 @@ def refusal(session: Any) -> str | None:
 def _waiting(reached: np.ndarray, k: int, i: int, at_goal: bool) -> tuple[bool, int]:
     """The goal-wait state of agent ``i`` at state ``k`` from the recorded arrival events (the simulator's rule:
     arriving sets the flag with GOAL_WAIT_STEPS to wait, then one step per state, then a new trip)."""
-    from core.sim.simulation import GOAL_WAIT_STEPS
-
     if not at_goal:
         return False, 0
     for back in range(GOAL_WAIT_STEPS + 1):
@@ -111,8 +116,6 @@ def _waiting(reached: np.ndarray, k: int, i: int, at_goal: bool) -> tuple[bool, 
 def scene_at(history: Any, k: int, agents: AgentSet) -> Any:
     """State ``k`` of ``history`` with the agent set ``agents``: recorded agents (by name) where they are at step
     k, with their edited concepts and priority; new agents at their chosen start/goal or drawn ones."""
-    from core.sim.scene import Scene, SceneAgent
-
     names = list(history.agents.names)
     pos = np.asarray(history.array("positions")[k])
     head = np.asarray(history.array("headings")[k])
@@ -140,8 +143,6 @@ def branch_config(config: Any, history: Any, k: int, seed: int) -> Any:
     """``config`` with what the simulation worker needs to start the branch at step ``k`` (the scene and where it
     came from); raises :class:`~core.sim.scene.SceneError` naming the first problem (e.g. a recorded agent stands
     where the edited city now has a building)."""
-    from core.sim.scene import scene_problems
-
     scene = scene_at(history, k, config.agents)
     problems = scene_problems(config, scene)
     if problems:
@@ -175,9 +176,6 @@ def continue_problem(session: Any) -> str | None:
 
 
 def _recorded_set(meta: dict) -> AgentSet | None:
-    from core.agents.io import loads_agent_set
-    from core.base.errors import LogiCityError
-
     text = (meta.get("config_texts") or {}).get("agents")
     try:
         return loads_agent_set(text) if text else None
@@ -210,8 +208,6 @@ def branch_in_place(session: Any, k: int) -> None:
 
 
 def _schedule(config: Any, entries: list) -> dict:
-    from core.base.world import AgentTable
-
     base = config.agents.table()
     return {int(e["step"]): AgentTable.build(base.names, base.kinds, e["priorities"], e["concepts"])
             for e in entries}
@@ -221,8 +217,6 @@ def start_config(config: Any, meta: dict) -> Any:
     """The config that re-simulates a recording: ``config`` itself, or with the recording's starting scene when it
     was a branch, its agent-table schedule and its rule programs per step segment (core/sim/rule_segments.py), so
     reopening a saved project continues it exactly."""
-    from core.sim.rule_segments import SEGMENTS_KEY, schedule
-
     data = meta.get(SCENE_KEY)
     entries = meta.get(SCHEDULE_KEY)
     rules = meta.get(SEGMENTS_KEY)
@@ -230,14 +224,10 @@ def start_config(config: Any, meta: dict) -> Any:
         return config
     extra = dict(config.extra or {})
     if data:
-        from core.sim.scene_io import scene_from_data
-
         extra.update({SCENE_KEY: scene_from_data(data), BRANCH_KEY: meta.get(BRANCH_KEY)})
     if entries:
         extra["agent_schedule"] = _schedule(config, entries)
     if rules:     # the rule programs that decided each segment (core/studio/rule_branch.py)
-        from core.base.errors import LogiCityError
-
         try:
             extra["rule_schedule"] = schedule(meta)
         except LogiCityError:   # a damaged file: re-simulated with the config's rules, continued where they agree
@@ -249,19 +239,14 @@ def new_simulation(config: Any, seed: int, record: bool = True) -> Any:
     """A Simulation of ``config`` (what the studio's worker builds): from the branch scene when ``config`` carries
     one (:func:`branch_config`, :func:`start_config`), else from step 0 with the seed's draws."""
     scene = (config.extra or {}).get(SCENE_KEY)
-    schedule = dict((config.extra or {}).get("agent_schedule") or {})
+    agent_schedule = dict((config.extra or {}).get("agent_schedule") or {})
     rules = dict((config.extra or {}).get("rule_schedule") or {})
     if scene is None:
-        from core.sim.simulation import Simulation
-
         sim = Simulation(config, seed=seed, record=record)
-        sim.agent_schedule = schedule
+        sim.agent_schedule = agent_schedule
         if rules:
             sim.set_rule_schedule(rules)
         return sim
-    from core.sim.scene import build_simulation
-    from core.sim.scene_io import scene_to_data
-
     sim = build_simulation(config, scene, seed=seed, record=record)
     if sim.buffer is not None:
         meta = sim.buffer.meta
@@ -269,7 +254,7 @@ def new_simulation(config: Any, seed: int, record: bool = True) -> Any:
         meta[SCENE_KEY] = scene_to_data(scene)
         if config.extra.get(BRANCH_KEY) is not None:
             meta[BRANCH_KEY] = dict(config.extra[BRANCH_KEY])
-    sim.agent_schedule = schedule
+    sim.agent_schedule = agent_schedule
     if rules:
         sim.set_rule_schedule(rules)
     return sim

@@ -14,7 +14,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.base.errors import EpisodeFileError
+from core.export.logicity_pkl import imported_episode_path
 from core.project.model import Project, new_project
+from core.sim.episode import load_episode
+from core.sim.replay import config_from_episode
 
 #: File suffixes opened as episodes (``.pkl``: a reference LogiCity run, converted by core/export/logicity_pkl.py).
 EPISODE_SUFFIXES = (".npz", ".pkl")
@@ -28,16 +31,11 @@ def is_episode_file(path: str | Path) -> bool:
 def load_episode_file(path: str | Path):
     """``(project, episode)`` for an episode file: an unsaved project built from the configuration embedded in
     the episode (named after the file, with the recorded seed) and the memory-mapped :class:`Episode`."""
-    from core.sim.episode import load_episode
-    from core.sim.replay import config_from_episode
-
     p = Path(path)
     if not p.is_file():
         raise EpisodeFileError("file not found", p)
     source = p
     if p.suffix.lower() == ".pkl":   # a reference run: read without executing pickle code, converted once
-        from core.export.logicity_pkl import imported_episode_path
-
         source = imported_episode_path(p)
     episode = load_episode(source)
     config = config_from_episode(episode.meta, source)

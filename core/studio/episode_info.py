@@ -3,15 +3,17 @@ them (name, file, seed, steps, the city and agent hashes that produced each, the
 the recording on screen (its hashes, whether they match the edits, branch and rule segments).
 
 Why: a researcher who keeps several recordings of a city being edited must be able to tell, from the project
-alone, which city and which agents made each one (issue "City and agent editor", Apply). The hashes are those of
-core/sim/provenance.py; the manifest copy is written by core/project/model.py when the episode is saved.
+alone, which city and which agents made each one (after edits and Apply). The hashes are those of
+core/sim/provenance.py; the manifest copy is written by core/project/save.py when the episode is saved.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from core.sim.provenance import short
+from core.sim.provenance import provenance, short
+from core.studio.apply import apply_status
+from core.studio.rule_branch import rules_segments_text
 
 __all__ = ["EpisodeLine", "saved_episodes", "recording_lines"]
 
@@ -40,8 +42,6 @@ class EpisodeLine:
 
 def saved_episodes(session: Any) -> list[EpisodeLine]:
     """The episodes of the open project's manifest (as last saved), current one marked."""
-    from core.sim.provenance import provenance
-
     project = getattr(session, "project", None)
     if project is None:
         return []
@@ -57,9 +57,6 @@ def saved_episodes(session: Any) -> list[EpisodeLine]:
 
 def recording_lines(session: Any) -> list[str]:
     """The recording on screen: steps, hashes against the edits, branch, rule programs per step range."""
-    from core.studio.apply import apply_status
-    from core.studio.rule_branch import rules_segments_text
-
     if getattr(session, "history", None) is None:
         return ["No recording."]
     meta = session.history.meta

@@ -1,4 +1,4 @@
-"""The command that lets a trained SPF model drive an agent of the studio's recording (issue 14; no Qt).
+"""The command that lets a trained SPF model drive an agent of the studio's recording (no Qt).
 
 Why forced actions: the model's choices for a branch are computed off the GUI thread on a rebuilt simulation
 (:func:`core.tasks.spf.drive.drive_branch`); the studio's simulation worker then re-simulates them as ordinary forced

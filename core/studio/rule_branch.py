@@ -22,8 +22,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.sim.replay import config_texts
 from core.sim.rule_segments import SEGMENTS_KEY, segment_entry, segments
-from core.studio.apply import BRANCH_KEY
+from core.sim.simulation import clause_table
+from core.studio.apply import BRANCH_KEY, apply_status, branch_in_place, continue_problem
 
 __all__ = ["branch_problem", "branch_rules_in_place", "rules_segments_text"]
 
@@ -33,8 +35,6 @@ def branch_problem(session: Any) -> str | None:
     steps 0..k runs the project's city and agents, so they must be the ones that made the recording — or differ
     only in concepts and priorities, which then change at step k too (the agent editor's branch in place,
     :func:`core.studio.apply.branch_in_place`; :func:`branch_rules_in_place` does both)."""
-    from core.studio.apply import apply_status, continue_problem
-
     st = apply_status(session)
     if st is None or session.history is None:
         return "there is no recording"
@@ -53,10 +53,6 @@ def branch_rules_in_place(session: Any, k: int, config: Any) -> int:
     """Keep the recording's states 0..k, discard the rest and let ``config``'s program decide from step k on (see
     the module docstring); returns the step branched at. ``session.project.config`` must still be the config
     that made the recording."""
-    from core.sim.replay import config_texts
-    from core.sim.simulation import clause_table
-    from core.studio.apply import apply_status, branch_in_place
-
     history, old = session.history, session.project.config
     agents_too = apply_status(session).agents_changed    # only concepts/priorities (branch_problem)
     k = int(min(max(k, 0), session.num_steps))

@@ -1,9 +1,9 @@
 """The studio's session model (no Qt): the open project, its recorded timeline, cursor, selection, view options,
 breakpoints, forced actions and the modified flag, with change events the views subscribe to.
 
-Why: before this the state lived inside the main window, so every new editor or panel had to reach into a
-widget. Here it is one plain object (napari's ``ViewerModel`` is the pattern): the Qt views and controllers read it
-and listen to ``session.events.<name>``; a script or a test drives the same object without a QApplication.
+Why: state kept inside the main window would make every editor or panel reach into a widget. Here it is one
+plain object (napari's ``ViewerModel`` is the pattern): the Qt views and controllers read it and listen to
+``session.events.<name>``; a script or a test drives the same object without a QApplication.
 
 Who changes what:
 
@@ -36,15 +36,17 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 
 from core.base.errors import LogiCityError
-from core.project.model import EpisodeAgentsError, Project, is_project, load_project, new_project, open_episode
+from core.project.load import EpisodeAgentsError, is_project, load_project, open_episode
+from core.project.model import Project, new_project
 from core.project.save import save_project
+from core.sim.config import load_mode
 from core.sim.episode import EpisodeBuffer, EpisodeView
 from core.sim.events import Breakpoint, Event as MarkerEvent, MarkerIndex
 from core.sim.frames import StepFrame, apply_frame, copy_episode
-from core.view.colouring import DEFAULT_SCHEME, colour_schemes, scheme_problem
 from core.studio.episode_file import is_episode_file, load_episode_file
 from core.studio.events import EmitterGroup
 from core.studio.stack import Command, CommandStack
+from core.view.colouring import DEFAULT_SCHEME, colour_schemes, scheme_problem
 
 log = logging.getLogger(__name__)
 
@@ -85,8 +87,6 @@ def load_target(path: str | Path) -> tuple[Project, EpisodeView | None]:
     if is_episode_file(p):
         return load_episode_file(p)
     if p.is_file() and p.suffix in (".yaml", ".yml"):
-        from core.sim.config import load_mode   # the simulation's config loader pulls in the logic engines
-
         return new_project(load_mode(p)), None
     if not p.exists():
         raise LogiCityError("file or folder not found", p)
@@ -134,7 +134,7 @@ class Session:
         #: the episode file shown as a read-only replay (it cannot be simulated further; Save As makes a project)
         self.read_only: Path | None = None
         #: recordings a branch replaced on screen, (name, episode): the next save writes them into the project as
-        #: further episodes (core/project/model.py ``kept``), so a branch that starts a new recording loses nothing
+        #: further episodes (core/project/save.py ``kept``), so a branch that starts a new recording loses nothing
         self.kept: list[tuple[str, EpisodeView]] = []
 
     # ---- queries ----------------------------------------------------------------------------------------------
@@ -475,7 +475,7 @@ class Session:
         return d
 
     def save(self, folder: str | Path, replace: bool = False) -> Path:
-        """Save the project, its view state and the recording into ``folder`` (atomic, see core.project.model); raises
+        """Save the project, its view state and the recording into ``folder`` (atomic, see core.project.save); raises
         what :func:`core.project.save.save_project` raises. Clears the modified flag."""
         if self.project is None:
             raise ValueError("no project to save")

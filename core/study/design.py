@@ -26,8 +26,9 @@ from core.base.errors import ConfigError
 from core.io.fileio import atomic_write_bytes, atomic_write_text
 from core.io.yamlio import dump_yaml, expect, load_yaml, reject_unknown_keys
 from core.study.describe import TEMPLATE_VERSION, SceneFacts, describe
-from core.study.images import FRAME_RGB
+from core.study.images import FRAME_RGB, render_images
 from core.study.source import ACTION_LETTERS, ACTION_WORDS, Candidate, SimulatedSource, concept_filter
+from core.study.source_vap import VapDatasetSource
 
 __all__ = ["StudySpec", "Question", "Study", "make_study", "load_study", "participant_order", "allocate", "parse_seeds",
            "hardness_marks", "question_text", "FRAME_RGB", "STUDY_FILE", "BANK_FILE", "MODALITIES"]
@@ -286,8 +287,6 @@ def make_study(spec: StudySpec, folder: str | Path, *, base: Path | None = None,
                                   c.truth, text, c.facts))
     folder.mkdir(parents=True, exist_ok=True)
     if spec.modality != "text":
-        from core.study.images import render_images
-
         questions = render_images(spec, questions, snaps, folder, base, progress)
     hardness = spec.hardness or hardness_marks(raw_counts)
     study = Study(folder, spec, questions, hardness, time.strftime("%Y-%m-%dT%H:%M:%S"))
@@ -345,8 +344,6 @@ def load_study(path: str | Path) -> Study:
                                  tuple(int(x) for x in expect(src, "seeds", list)), int(expect(src, "steps", int)),
                                  int(expect(src, "min_step", int)))
     elif src.get("kind") == "vap":
-        from core.study.source_vap import VapDatasetSource
-
         source = VapDatasetSource(str(expect(src, "path", str)), str(expect(src, "split", str)),
                                   int(expect(src, "min_step", int)))
     else:

@@ -1,10 +1,15 @@
 """Question images: the frame each question shows, with the asked agent framed (study modality image/both)."""
 from __future__ import annotations
 
+import io
 from dataclasses import replace
 from pathlib import Path
 
 from core.io.fileio import atomic_write_bytes
+from core.study.source import SimulatedSource
+
+# PIL, the renderer and the simulator are imported when images are made: `python main.py --help` imports this module
+# (core/cli/study.py).
 
 #: Side of a question image in cells (8 px each) and the colour of the frame around the asked agent.
 IMAGE_CELLS = 80
@@ -16,13 +21,10 @@ def render_images(spec, questions: list, snaps: dict, folder: Path, base: Path |
     """Each question's frame to images/<id>.png, the asked agent framed in :data:`FRAME_RGB`: simulated sources
     render a square of :data:`IMAGE_CELLS` cells around the agent (clipped to the map); a VAP dataset's frame is
     its own image."""
-    import io
-
     from PIL import Image, ImageDraw
 
     from core.render.renderer import Renderer
     from core.sim.config import load_mode
-    from core.study.source import SimulatedSource
 
     renderer = None
     if isinstance(spec.source, SimulatedSource):

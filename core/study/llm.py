@@ -23,10 +23,13 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from core.base.errors import LogiCityError
+from core.base.torchvision_compat import import_torchvision
 from core.io.fileio import atomic_write_text
 from core.study.design import Study
 from core.study.journal import Journal, journal_path
 from core.study.prompts import build_prompt, demos_for, parse_answer
+
+# torch and transformers are imported by TransformersModel: the API back ends need neither.
 
 __all__ = ["LLMError", "RunOptions", "run_name", "export_batch", "import_batch", "run_backend", "OpenAIChat",
            "TransformersModel"]
@@ -189,8 +192,6 @@ class TransformersModel:
     def __init__(self, folder: str | Path, mode: str = "generate", max_tokens: int = 8) -> None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         import torch
-
-        from core.base.torchvision_compat import import_torchvision
 
         import_torchvision()   # transformers imports torchvision when present; the PyPI build needs the shim here
         from transformers import AutoModelForCausalLM, AutoTokenizer

@@ -17,6 +17,9 @@ from core.base.codes import Action, Kind
 from core.base.errors import ConfigError
 from core.study.describe import SceneFacts, facts_from_grounding
 
+# The simulator is imported when a source collects its questions: `python main.py --help` imports this module
+# (core/cli/study.py).
+
 __all__ = ["Candidate", "SimulatedSource", "ACTION_LETTERS", "ACTION_WORDS"]
 
 #: The answer options of the paper's multiple-choice questions, in option order.

@@ -17,6 +17,9 @@ from typing import Callable, Sequence
 
 from core.base.errors import ConfigError
 from core.study.describe import CONCEPT_WORDS, KIND_PREDICATES, SceneFacts
+from core.study.source import Candidate
+
+# The VAP task is imported when a dataset is read: `python main.py --help` imports this module (core/cli/study.py).
 
 __all__ = ["VapDatasetSource"]
 
@@ -53,8 +56,6 @@ class VapDatasetSource:
                 cancelled: Callable[[], bool] | None = None, snapshots: dict | None = None) -> list:
         """Candidates of every kept agent of every frame of the split with step >= min_step, in (world, step,
         agent) order. ``snapshots`` receives ``(world, step) -> ("png", image path, boxes)``."""
-        from core.study.source import Candidate
-
         m = self.manifest(base)
         unary_names = list(m["unary_predicates"])
         binary_names = list(m["binary_predicates"])

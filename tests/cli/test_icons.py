@@ -83,7 +83,7 @@ def test_list_and_show_name_bad_sidecars(tmp_path, capsys):
     for stem, text in (("x1", '{"seed": "abc"}'), ("x2", "{ oops")):
         Image.new("RGBA", (8, 8)).save(folder / f"{stem}.png")
         (folder / f"{stem}.json").write_text(text)
-    assert run_cli(["icons", "list"]) == 0  # used to end in a ValueError traceback
+    assert run_cli(["icons", "list"]) == 0  # a bad sidecar is a warning, not a traceback
     out = capsys.readouterr()
     assert f"warning: {folder / 'x1.json'}: field 'seed'" in out.out
     assert f"warning: {folder / 'x2.json'}: unreadable sidecar (not valid JSON" in out.out

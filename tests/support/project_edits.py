@@ -11,7 +11,7 @@ def assert_manifest_edit_is_located(saved: Path, tmp_path: Path, old: str, new: 
     """Copy the project ``saved`` into ``tmp_path``, replace ``old`` by ``new`` in its project.yaml: loading it raises
     a LogiCityError that says ``fragment`` and points at project.yaml, at a line holding a word of ``new``."""
     from core.base.errors import LogiCityError
-    from core.project.model import load_project
+    from core.project.load import load_project
 
     root = tmp_path / "p"
     shutil.copytree(saved, root)

@@ -146,7 +146,7 @@ def _modes(data: bytes, ext: str, work: Path) -> None:
 
 
 def _projects(data: bytes, ext: str, work: Path) -> None:
-    from core.project.model import load_project, open_episode
+    from core.project.load import load_project, open_episode
 
     (work / "project" / "project.yaml").write_bytes(data)
     p = load_project(work / "project")

@@ -13,7 +13,8 @@ from PySide6 import QtCore, QtWidgets
 
 from core.base.errors import LogiCityError
 from core.base.paths import DEFAULT_MODE, ROOT
-from core.project.model import Project, describe_error, is_project, manifest_name, replaced_files
+from core.project.load import describe_error, is_project, manifest_name, replaced_files
+from core.project.model import Project
 from core.studio.episode_file import is_episode_file
 from core.studio.session import Session, load_target
 

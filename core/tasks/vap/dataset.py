@@ -26,14 +26,25 @@ from typing import Any, Callable
 
 import numpy as np
 
+from core.agents.io import load_agent_set
 from core.base.codes import ACTION_NAMES, Kind
 from core.base.errors import ConfigError
 from core.io.fileio import atomic_write_text, pid_alive
+from core.render.icons import IconSet
+from core.render.renderer import Renderer
+from core.sim.config import load_mode
+from core.sim.simulation import Simulation
 from core.tasks.vap.compositions import random_composition
-from core.tasks.vap.labels import detailed_type, direction_heading, ground_truth, h_vectors, next_directions, own_directions, reference_label
+from core.tasks.vap.labels import (detailed_type, direction_heading, ground_truth, h_vectors, next_directions,
+                                   own_directions, reference_label)
 from core.tasks.vap.manifest import FORMAT, FORMAT_VERSION, MANIFEST, SKIP_STEPS, write_manifest  # noqa: F401 (re-exported)
 from core.tasks.vap.png import BandCache, encode_png
+from core.tasks.vap.pool import run_worlds, wait_for_workers, worker_state
+from core.tasks.vap.schema import arrow_schema
 from core.tasks.vap.settings import STAGES, VapDataConfig, config_hashes, fingerprint, mode_path
+
+# pyarrow is imported when the frame tables are written.
+
 _LOCK_NAME = ".generating.lock"
 
 Progress = Callable[..., None]
@@ -107,9 +118,6 @@ def _stamp(files: list[str]) -> tuple:
 
 
 def _load_stage_configs(path: Path) -> dict[str, Any]:
-    from core.agents.io import load_agent_set
-    from core.sim.config import load_mode
-
     base = load_mode(path)
     files = base.extra.get("agent_files", {})
     out = {}
@@ -203,8 +211,6 @@ def generate(config: VapDataConfig, out_dir: str | Path, progress: Progress | No
     per_world = config.steps - 1
     total = len(jobs) * per_world
     with _Lock(out):
-        from core.tasks.vap.pool import wait_for_workers
-
         left = wait_for_workers(out)
         if left:
             raise ConfigError(f"{out}: worker processes {left} of an earlier generation are still writing")
@@ -234,8 +240,6 @@ def generate(config: VapDataConfig, out_dir: str | Path, progress: Progress | No
             write_manifest(out, config, hashes, fp, stage_cfgs["train"])
 
         if config.workers > 1 and len(todo) > 1:
-            from core.tasks.vap.pool import run_worlds
-
             cancelled = run_worlds(config, out, todo, _world_in_worker, stop, tick, world_done)
         else:
             with ThreadPoolExecutor(max_workers=1, thread_name_prefix="vap-png") as pool:
@@ -255,8 +259,6 @@ def generate(config: VapDataConfig, out_dir: str | Path, progress: Progress | No
 
 def _world_in_worker(stage: str, w: int) -> dict | None:
     """One world in a worker process of :func:`core.tasks.vap.pool.run_worlds` (None when cancelled)."""
-    from core.tasks.vap.pool import worker_state
-
     st = worker_state()
     cfg: VapDataConfig = st["config"]
     ticks, event = st["ticks"], st["stop"]
@@ -270,8 +272,6 @@ _DEFAULT_ICONS: list = []
 
 def _icon_set(config: VapDataConfig):
     """The shipped art (loaded once per process) or the user's library (read again every run)."""
-    from core.render.icons import IconSet
-
     if config.icons == "library":
         return IconSet.default()
     if not _DEFAULT_ICONS:
@@ -281,8 +281,6 @@ def _icon_set(config: VapDataConfig):
 
 def _renderer(city, icons, ppc: int, seed: int, render_seed: int, cache: dict):
     """A renderer whose agent icon variants follow the world seed, sharing one static map per dataset."""
-    from core.render.renderer import Renderer
-
     r = Renderer(city, icons=icons, px_per_cell=ppc, seed=seed)
     key = (id(city), id(icons), ppc, render_seed)
     if key not in cache:
@@ -302,8 +300,6 @@ _BG_LOCK = threading.Lock()
 def make_world(config: VapDataConfig, sim_cfg, stage: str, w: int, final: Path, icons, pool: ThreadPoolExecutor,
                tick: Callable[[int], None], stop: Callable[[], bool]) -> dict | None:
     """Simulate and write one world into ``final`` (via a temporary folder). None when cancelled."""
-    from core.sim.simulation import Simulation
-
     seed = config.world_seed(stage, w)
     if config.agents == "random":
         sim_cfg = sim_cfg.with_agents(random_composition(stage, np.random.default_rng([seed, 0x5A])))
@@ -314,7 +310,7 @@ def make_world(config: VapDataConfig, sim_cfg, stage: str, w: int, final: Path, 
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     try:
-        rows, dropped = _simulate_world(config, sim_cfg, Simulation, seed, renderer, crop, stage, w, tmp, pool,
+        rows, dropped = _simulate_world(config, sim_cfg, seed, renderer, crop, stage, w, tmp, pool,
                                         tick, stop)
         if rows is None:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -331,7 +327,7 @@ def make_world(config: VapDataConfig, sim_cfg, stage: str, w: int, final: Path, 
         raise
 
 
-def _simulate_world(config, sim_cfg, Simulation, seed, renderer, crop, stage, w, folder, pool, tick, stop):
+def _simulate_world(config, sim_cfg, seed, renderer, crop, stage, w, folder, pool, tick, stop):
     sim = Simulation(sim_cfg, seed=seed, record=False)
     agents = sim.agents
     n = len(agents)
@@ -430,8 +426,6 @@ def _world_summary(config, sim_cfg, stage, w, seed, rows, dropped) -> dict:
 def _write_tables(folder: Path, rows: list[dict]) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
-
-    from core.tasks.vap.schema import arrow_schema
 
     table = pa.Table.from_pylist(rows, schema=arrow_schema())
     tmp = folder / "frames.parquet.tmp"

@@ -13,9 +13,11 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
+from core.base.errors import ConfigError
 from core.models.vap.model import load_checkpoint, pick_device
 from core.tasks.vap.dataset import Cancel
 from core.tasks.vap.metrics import ActionMetrics, ConceptRecall
+from core.tasks.vap.overlay import _predict, item_sample, state_item
 from core.tasks.vap.torchdata import VapFrames, to_device_list
 
 
@@ -49,8 +51,6 @@ def evaluate(checkpoint: str | Path, data: str | Path, stage: str = "test", grou
     if groundings == "auto":
         groundings = "predicted" if model.grounding is not None else "gt"
     if groundings == "predicted" and model.grounding is None:
-        from core.base.errors import ConfigError
-
         raise ConfigError(f"{checkpoint} holds a reasoning network only; evaluate it with ground-truth groundings")
     use_images = groundings == "predicted"
     ds = VapFrames(data, stage, image_side=cfg.image_side if use_images else None, images=use_images)
@@ -91,8 +91,6 @@ def evaluate_episode(model, config, episode, renderer, steps: range | None = Non
     """Evaluate a loaded ``model`` on the recorded states of a studio episode (``config``: its SimConfig): each
     state with a recorded decision is rendered as a VAP frame (:func:`core.tasks.vap.overlay.state_item`) and the
     truth is the decision the simulator took. Cars only, one image at a time, as :func:`evaluate`."""
-    from core.tasks.vap.overlay import _predict, item_sample, state_item
-
     steps = range(episode.num_steps) if steps is None else steps
     stop = Cancel(cancel)
     cfg = model.cfg

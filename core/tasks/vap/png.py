@@ -1,10 +1,10 @@
 """Fast lossless PNG encoding for dataset frames.
 
-Why not Pillow's encoder: a 1024² RGB frame takes ~70 ms with ``Image.save(..., compress_level=1)`` on a quiet
-core (its adaptive row filters dominate; ``optimize`` off changes nothing at that level), which alone would cap
-generation far below the 50 frames/s target. Here one fixed "Up" row filter is computed with numpy and the
-scanlines are deflated by ISA-L (the ``isal`` package, Intel's deflate: level 1 is ~5x faster than zlib level 1
-and its files are ~3 % smaller) or, when ``isal`` is missing or another level is asked for, by zlib.
+Why not Pillow's encoder: ``Image.save(..., compress_level=1)`` of a large RGB frame is dominated by its adaptive
+row filters (``optimize`` off changes nothing at that level), which alone would cap generation far below its
+frames-per-second target (docs/vap.md). Here one fixed "Up" row filter is computed with numpy and the scanlines are
+deflated by ISA-L (the ``isal`` package, Intel's deflate: at level 1 several times faster than zlib's and its files
+slightly smaller) or, when ``isal`` is missing or another level is asked for, by zlib.
 
 zlib's cost is cut further by :class:`BandCache`: most of a dataset frame is the static map, so the map is
 compressed once in bands of rows, each band an independent deflate segment ending on a byte boundary (a full

@@ -12,12 +12,17 @@ parent (a killed ``vap make`` leaves no orphan writing into the folder the next 
 """
 from __future__ import annotations
 
+import ctypes
 import multiprocessing as mp
+import os
 import queue
+import signal
+import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Callable
 
+from core.io.fileio import pid_alive
 from core.tasks.vap.settings import VapDataConfig
 
 _STATE: dict[str, Any] = {}
@@ -25,9 +30,6 @@ _STATE: dict[str, Any] = {}
 
 def _die_with_parent() -> None:
     try:
-        import ctypes
-        import signal
-
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
         libc.prctl(1, int(signal.SIGKILL))   # PR_SET_PDEATHSIG
     except (OSError, AttributeError):       # not Linux: the worker ends when its task queue closes instead
@@ -39,8 +41,6 @@ WORKER_MARK = ".worker_{pid}.pid"
 
 
 def _init(config: dict, out: str, stop, ticks) -> None:
-    import os
-
     _die_with_parent()
     (Path(out) / WORKER_MARK.format(pid=os.getpid())).write_text(str(os.getppid()))
     _STATE.update(config=VapDataConfig.from_dict(config), out=Path(out), stop=stop, ticks=ticks)
@@ -102,10 +102,6 @@ def wait_for_workers(out: Path, seconds: float = 15.0) -> list[int]:
     their parent dies, but a loaded machine may run them a little longer, and one must never write into the
     temporary world folder of the next run). Returns the pids still alive after ``seconds``; stale marks of
     ended workers are removed."""
-    import time
-
-    from core.io.fileio import pid_alive
-
     deadline = time.monotonic() + seconds
     alive = []
     for mark in sorted(Path(out).glob(WORKER_MARK.format(pid="*"))):

@@ -5,6 +5,8 @@ Kept explicit (rather than inferred from the first rows) so every world's Parque
 """
 from __future__ import annotations
 
+# pyarrow is imported on first use.
+
 #: column → meaning, for docs/vap.md and the dataset card
 COLUMNS: dict[str, str] = {
     "stage": "train / val / test", "world": "world index in the stage", "step": "simulation state k shown",

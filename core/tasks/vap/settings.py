@@ -6,8 +6,6 @@ interruption), and every world in it must come from the same settings and the sa
 """
 from __future__ import annotations
 
-from core.base.paths import ROOT
-
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field
@@ -15,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from core.base.errors import ConfigError
+from core.base.paths import ROOT
 
 MODES: tuple[str, ...] = ("easy", "hard")
 STAGES: tuple[str, ...] = ("train", "val", "test")

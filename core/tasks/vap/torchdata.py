@@ -14,9 +14,13 @@ from typing import Any
 
 import numpy as np
 import torch
+from PIL import Image
 from torch.utils.data import Dataset
 
+from core.base.errors import ConfigError
 from core.tasks.vap.dataset import MANIFEST, SKIP_STEPS
+
+# pyarrow is imported on first use.
 
 STAGE_ALIASES = {"validation": "val", "valid": "val"}
 
@@ -41,8 +45,6 @@ def manifest(root: str | Path) -> dict:
     try:
         return json.loads(p.read_text())
     except FileNotFoundError:
-        from core.base.errors import ConfigError
-
         raise ConfigError(f"{root} is not a VAP dataset (no {MANIFEST}); make one with: main.py vap make") from None
 
 
@@ -88,8 +90,6 @@ class VapFrames(Dataset):
     def _image(self, idx: int, it: dict) -> np.ndarray:
         img = self._cache.get(idx)
         if img is None:
-            from PIL import Image
-
             with Image.open(self.root / it["image_path"]) as im:
                 im = im.convert("RGB")
                 if self.image_side and (im.width, im.height) != (self.image_side, self.image_side):

@@ -26,12 +26,15 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
+from core.base.errors import ConfigError
 from core.io.fileio import atomic_write_text
 from core.models.vap.config import VapModelConfig, preset
 from core.models.vap.model import VapModel, pick_device, save_checkpoint
 from core.tasks.vap.dataset import Cancel
 from core.tasks.vap.metrics import ActionMetrics
 from core.tasks.vap.torchdata import VapFrames, collate, to_device_list
+
+# tensorboard is imported when training starts.
 
 
 @dataclass
@@ -133,8 +136,6 @@ def train(s: TrainSettings, progress: Callable[..., None] | None = None, cancel:
     train_gt = probe
     val_gt = VapFrames(s.data, "val", images=False)
     if len(train_gt) == 0 or len(val_gt) == 0:
-        from core.base.errors import ConfigError
-
         raise ConfigError(f"{s.data}: the train and val stages need frames after step 10 (train {len(train_gt)}, "
                           f"val {len(val_gt)})")
     train_img = VapFrames(s.data, "train", image_side=side, fraction=s.fraction, cache=s.cache_images) \

@@ -8,7 +8,6 @@ from core.agents.reference import import_reference_agents, reference_agents_from
 from core.agents.spec import AgentSet, AgentSpec
 from core.base.codes import Kind
 from core.base.errors import ConfigError
-
 from tests.support.maps import ROOT
 
 SIZES = {"easy": (8, 10, 15), "medium": (9, 12, 18), "hard": (10, 14, 18), "expert": (11, 14, 18),

@@ -13,10 +13,9 @@ from core.export.pddl import (ACTIONS, derived_truth, domain_text, parse_domain_
 from core.export.pddl_export import scene_problem
 from core.export.runner import run_export
 from core.logic.lang.ontology import load_ontology
-from core.logic.lang.program import load_rules
-from core.logic.lang.program import Program
-
+from core.logic.lang.program import Program, load_rules
 from tests.support.paths import ROOT
+
 RULE_FILES = sorted((ROOT / "configs" / "rules").glob("*.rules"))
 
 

@@ -7,7 +7,6 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
@@ -15,8 +14,8 @@ from core.export.registry import ExportError
 from core.export.runner import MANIFEST, STATE_DIR, run_export
 from core.sim.episode import load_episode
 from tests.support.export import assert_same_export
-
 from tests.support.paths import ROOT
+
 OPTS = {"episodes": 5, "steps": 150, "seed": 3}
 
 

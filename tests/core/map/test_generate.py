@@ -9,7 +9,6 @@ from core.map.generate import REFERENCE_MIX, generate_city, lot_sizes
 from core.map.sampling import StartGoalSampler
 from core.map.validate import validate_city
 from core.map.walking import walk_path
-
 from tests.support.maps import reference_city
 
 

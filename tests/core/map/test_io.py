@@ -8,9 +8,8 @@ from core.base.errors import ConfigError
 from core.map.generate import generate_city
 from core.map.io import dumps_map, load_map, loads_map, save_map
 from core.map.layers import derive_layers
-from core.map.spec import Building, Street
 from core.map.reference import import_reference_map, reference_map_from_text
-
+from core.map.spec import Building, Street
 from tests.support.maps import DEFAULT_MAP, REFERENCE_MAP, default_city, reference_city
 
 LAYERS = ("street", "building", "block", "midline", "intersections")

@@ -10,7 +10,6 @@ import pytest
 
 from core.base.errors import RouteError
 from core.map.lanes import LaneGraph, interpolate_path, lane_offset
-
 from tests.support.maps import ROAD_GRAPH, generated, reference_city, turning_points
 
 ROUTES = [

@@ -8,7 +8,6 @@ from scipy import ndimage
 
 from core.map.lanes import midline_segments
 from core.map.layers import derive_layers
-
 from tests.support.maps import generated, histogram, reference_city
 
 

@@ -1,6 +1,6 @@
-"""Map numbers that overflowed the layer arrays (issue 10 item 7): a building block id beyond the int16 block
-layer is a located ConfigError (was OverflowError), and the generator refuses a city larger than the map limit
-before building anything."""
+"""Map numbers beyond what the layer arrays hold: a building block id beyond the int16 block layer is a located
+ConfigError (not an OverflowError), and the generator refuses a city larger than the map limit before building
+anything."""
 from __future__ import annotations
 
 

@@ -7,7 +7,6 @@ from core.base.codes import Kind
 from core.base.errors import ConfigError
 from core.map.generate import generate_city
 from core.map.sampling import StartGoalSampler, map_widths
-
 from tests.support.maps import generated, reference_city
 
 P, C = Kind.PEDESTRIAN, Kind.CAR

@@ -6,7 +6,6 @@ from scipy import ndimage
 
 from core.base.codes import Kind
 from core.map.sampling import StartGoalSampler
-
 from tests.support.maps import generated
 
 

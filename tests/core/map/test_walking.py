@@ -9,7 +9,6 @@ from scipy.sparse.csgraph import dijkstra
 
 from core.base.errors import RouteError
 from core.map.walking import BLOCKED_COST, walk_path, walking_cost
-
 from tests.support.maps import generated, reference_city
 
 

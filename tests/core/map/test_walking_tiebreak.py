@@ -11,7 +11,6 @@ import pyastar2d
 import pytest
 
 from core.map.walking import walk_path, walking_cost
-
 from tests.support.maps import generated, reference_city
 
 

@@ -1,4 +1,4 @@
-"""Projects (``core.project.model``): round trip, a crash during save keeps the old project, malformed manifests and
+"""Projects (``core.project``: model, load, save): round trip, a crash during save keeps the old project, malformed manifests and
 ``studio:`` entries are located errors, broken parts and foreign episodes are reported, saving over another
 project is refused unless asked to replace it cleanly."""
 from __future__ import annotations
@@ -14,7 +14,8 @@ from tests.support.studio import ROOT, RUN_STEPS, assert_same_episode, default_c
 
 
 def test_project_round_trip(config, sim, tmp_path):
-    from core.project.model import is_project, load_project, new_project, open_episode
+    from core.project.load import is_project, load_project, open_episode
+    from core.project.model import new_project
     from core.project.save import save_project
 
     p = new_project(config, name="My city", seed=3)
@@ -46,6 +47,7 @@ def test_project_round_trip(config, sim, tmp_path):
 
 
 def test_crash_during_save_keeps_the_old_project(config, sim, tmp_path, monkeypatch):
+    import core.project.load as project_load_mod
     import core.project.model as project_mod
     import core.project.save as project_save_mod
 
@@ -53,7 +55,7 @@ def test_crash_during_save_keeps_the_old_project(config, sim, tmp_path, monkeypa
     root = tmp_path / "p"
     project_save_mod.save_project(p, root, episode=sim.buffer)
     good = (root / "project.yaml").read_bytes()
-    q = project_mod.load_project(root)
+    q = project_load_mod.load_project(root)
     short = EpisodeBuffer(sim.buffer.agents, sim.buffer.meta)   # a different recording to save
     from core.sim.frames import copy_episode
 
@@ -71,8 +73,8 @@ def test_crash_during_save_keeps_the_old_project(config, sim, tmp_path, monkeypa
         project_save_mod.save_project(q, episode=short)
     monkeypatch.setattr(project_save_mod, "atomic_write_bytes", real)
     assert (root / "project.yaml").read_bytes() == good
-    r = project_mod.load_project(root)
-    assert project_mod.open_episode(r).num_steps == RUN_STEPS          # still the old, complete episode
+    r = project_load_mod.load_project(root)
+    assert project_load_mod.open_episode(r).num_steps == RUN_STEPS          # still the old, complete episode
     assert not [f for f in root.rglob("*.tmp")]                     # no temporary files left behind
 
 
@@ -88,7 +90,8 @@ def test_crash_during_save_keeps_the_old_project(config, sim, tmp_path, monkeypa
     ("format: [unclosed\n", "", None),
 ])
 def test_malformed_manifest_names_file_and_line(config, tmp_path, text, fragment, line):
-    from core.project.model import load_project, new_project
+    from core.project.load import load_project
+    from core.project.model import new_project
     from core.project.save import save_project
 
     root = tmp_path / "p"
@@ -104,7 +107,8 @@ def test_malformed_manifest_names_file_and_line(config, tmp_path, text, fragment
 
 
 def test_broken_parts_and_foreign_episodes_are_reported(config, sim, tmp_path):
-    from core.project.model import load_project, new_project, open_episode
+    from core.project.load import load_project, open_episode
+    from core.project.model import new_project
     from core.project.save import save_project
 
     root = tmp_path / "p"
@@ -126,7 +130,8 @@ def test_broken_parts_and_foreign_episodes_are_reported(config, sim, tmp_path):
 
 def test_save_project_refuses_or_cleanly_replaces_another_project(tmp_path):
     from core.base.errors import ConfigError
-    from core.project.model import load_project, manifest_files, new_project
+    from core.project.load import load_project, manifest_files
+    from core.project.model import new_project
     from core.project.save import save_project
     from core.sim.config import load_mode
 

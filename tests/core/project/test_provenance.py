@@ -1,4 +1,4 @@
-"""project.yaml records which city and agents produced each saved episode (issue 11, Apply): the manifest's
+"""project.yaml records which city and agents produced each saved episode: the manifest's
 ``provenance`` and ``branched_at`` of an episode survive save → load, equal the episode file's own meta, are
 carried by "save as", and a bad value is refused naming the line; core.studio.episode_info shows them."""
 from __future__ import annotations
@@ -6,12 +6,13 @@ from __future__ import annotations
 import pytest
 
 from core.base.errors import ConfigError
-from core.project.model import load_project, new_project, open_episode
+from core.io.yamlio import load_yaml
+from core.project.load import load_project, open_episode
+from core.project.model import new_project
 from core.project.save import save_project
 from core.sim.provenance import agents_hash, city_hash
 from core.sim.simulation import Simulation
 from core.studio.episode_info import saved_episodes
-from core.io.yamlio import load_yaml
 
 
 def test_saved_episode_lists_its_provenance_and_round_trips(config, tmp_path):

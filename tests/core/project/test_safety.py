@@ -1,4 +1,4 @@
-"""A user's files are sacred (issue 10 items 1-5): saving and replacing projects never deletes or writes outside
+"""A user's files are sacred: saving and replacing projects never deletes or writes outside
 the project folder (symbolic links), never deletes the studio's own files (reserved names), validates every name
 before the commit (NUL, absolute, ``..``, too long), refuses a mode file naming files outside the project, and
 removes what killed saves left behind, but only files the studio's naming proves are its own."""
@@ -15,9 +15,10 @@ import pytest
 
 from core.base.errors import ConfigError
 from core.io.fileio import TEMP_MARK, host_tag
-from core.project.model import load_project, manifest_files, new_project, open_episode
-from core.project.save import save_project
 from core.project.files import JOURNAL, clean_leftovers, name_problem, unlink_inside
+from core.project.load import load_project, manifest_files, open_episode
+from core.project.model import new_project
+from core.project.save import save_project
 from tests.support.paths import ROOT
 from tests.support.studio import run_sim
 
@@ -270,9 +271,7 @@ _KILLER = r"""
 import os, signal, sys
 sys.path.insert(0, sys.argv[1])
 from pathlib import Path
-import core.project.model as project_mod
-import core.project.save as project_save_mod
-from core.project.model import load_project
+from core.project.load import load_project
 from core.project.save import save_project
 from tests.support.studio import run_sim
 

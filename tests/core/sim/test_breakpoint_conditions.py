@@ -265,7 +265,8 @@ NEW_BREAKPOINTS = [{"kind": "step", "step": 40},
 
 
 def test_project_yaml_round_trip_and_session(config, tmp_path):
-    from core.project.model import load_project, new_project
+    from core.project.load import load_project
+    from core.project.model import new_project
     from core.project.save import save_project
     from core.studio.session import Session
 

@@ -280,11 +280,11 @@ def test_truncated_npy_header_text(tmp_path, members):
 
 
 def test_a_project_with_a_crafted_episode_names_the_file(tmp_path, saved_project):
-    """The studio opens project episodes through core.project.model.open_episode: its error dialog shows the file and
+    """The studio opens project episodes through core.project.load.open_episode: its error dialog shows the file and
     problem of an EpisodeFileError (it showed "(internal error)" for the numpy/zip exceptions)."""
     import shutil
 
-    from core.project.model import describe_error, load_project, open_episode
+    from core.project.load import describe_error, load_project, open_episode
 
     root = tmp_path / "proj"
     shutil.copytree(saved_project, root)

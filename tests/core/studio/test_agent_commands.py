@@ -7,7 +7,8 @@ import random
 import pytest
 
 from core.base.codes import Kind
-from core.project.model import load_project, new_project
+from core.project.load import load_project
+from core.project.model import new_project
 from core.sim.config import load_mode
 from core.studio import agent_sets as A
 from core.studio.problems import blocking_message, collect

@@ -11,7 +11,8 @@ import pytest
 from core.base.codes import Kind
 from core.map.edit import Patch, plan_rect, plan_stroke, resized
 from core.map.generate import generate_city
-from core.project.model import load_project, new_project
+from core.project.load import load_project
+from core.project.model import new_project
 from core.sim.config import load_mode
 from core.studio import city_edit
 from core.studio.city_edit import CityEdit, ReplaceCity, city_state, draft_of, new_stroke_id

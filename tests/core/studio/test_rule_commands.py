@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.base.errors import ConfigError
 from core.analysis.diagnostics import diagnose
+from core.base.errors import ConfigError
 from core.sim.config import load_mode
 from core.studio.rule_commands import (AddConceptPredicate, EditRuleText, RemovePredicate, RuleWorkspace,
                                        SetPredicateParams, text_diff)

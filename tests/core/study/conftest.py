@@ -6,9 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.study import make_small_study
-
 from tests.support.paths import ROOT
+from tests.support.study import make_small_study
 
 
 @pytest.fixture(scope="session")

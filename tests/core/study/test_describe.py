@@ -1,11 +1,8 @@
 """Scene descriptions: same frame -> same text, every true grounding said, nothing false said."""
 from __future__ import annotations
 
-from pathlib import Path
-
 from core.study.describe import SceneFacts, describe
 from core.study.source import SimulatedSource, concept_filter
-
 from tests.support.paths import ROOT
 
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 import shutil
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from core.base.errors import ConfigError
-import numpy as np
-
 from core.study.design import FRAME_RGB, allocate, hardness_marks, load_study, participant_order
 
 

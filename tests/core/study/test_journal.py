@@ -6,15 +6,13 @@ import random
 import signal
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from core.study.design import load_study, participant_order
 from core.study.journal import Journal, JournalError, journal_path, read_journal
-from tests.support.study_answerer import answer_for
-
 from tests.support.paths import ROOT
+from tests.support.study_answerer import answer_for
 
 
 def test_kill_9_loop_loses_no_committed_answer(small_study):

@@ -10,7 +10,6 @@ from core.base.errors import ConfigError
 from core.study.design import FRAME_RGB, StudySpec, load_study, make_study
 from core.study.source import SimulatedSource, concept_filter
 from core.study.source_vap import VapDatasetSource
-
 from tests.support.paths import ROOT
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore
 
-from core.project.model import load_project
+from core.project.load import load_project
 from core.sim.provenance import agents_hash
 from core.studio.apply import BRANCH_KEY
 from core.studio.episode_file import load_episode_file

@@ -95,7 +95,7 @@ def test_file_open_shows_an_episode_as_a_read_only_replay(studio, qtbot, episode
 
 
 def test_save_as_turns_the_replay_into_a_project(studio, qtbot, episode_file, tmp_path, monkeypatch):
-    from core.project.model import is_project
+    from core.project.load import is_project
 
     assert studio.open_path(episode_file)
     qtbot.waitUntil(lambda: studio.session.read_only is not None, timeout=WAIT)

@@ -101,7 +101,7 @@ def test_save_as_over_another_project_asks_first(qtbot, tmp_path, settings_path)
         assert (other / "project.yaml").read_text() == before and win.project.root is None
         win.answers["overwrite"] = "replace"
         assert win.save_to(other)
-        from core.project.model import load_project, manifest_files
+        from core.project.load import load_project, manifest_files
 
         q = load_project(other)
         assert q.config.agents == win.project.config.agents

@@ -77,7 +77,7 @@ def test_save_as_replace_of_a_sound_project_still_works(studio, qtbot, monkeypat
     simulate(qtbot, studio, 2)
     studio.answers["overwrite"] = "replace"
     _save_as_from_the_menu(studio, monkeypatch, other)
-    from core.project.model import load_project, manifest_files
+    from core.project.load import load_project, manifest_files
 
     assert studio.project.root == other and not studio.dirty
     assert set(_snapshot(other)) == manifest_files(other) | {"project.yaml", "notes.txt"}

@@ -9,7 +9,7 @@ pytest.importorskip("pytestqt")
 
 from PySide6 import QtCore  # noqa: E402
 
-from core.project.model import load_project  # noqa: E402
+from core.project.load import load_project  # noqa: E402
 from tests.support.rule_editor import place_cursor, rule_errors, rules_page, type_rule_at_top  # noqa: E402
 from tests.support.studio import WAIT, simulate  # noqa: E402
 

@@ -12,9 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.support.vap import STEPS, make_tiny, tiny_config
-
 from tests.support.paths import ROOT
+from tests.support.vap import STEPS, make_tiny, tiny_config
 
 
 def _rows(folder: Path) -> list[dict]:
