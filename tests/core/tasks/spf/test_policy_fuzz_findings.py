@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from core.base.errors import PolicyError
-from core.tasks.spf.evaluate import load_policy
+from core.tasks.spf.policy_files import load_policy
 
 
 def _npz(members: dict[str, bytes]) -> bytes:
