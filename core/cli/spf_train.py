@@ -4,9 +4,10 @@
     python main.py spf table --runs DIR [DIR ...]
 
 The options become a :class:`~core.tasks.spf.learning.config.BCConfig` or
-:class:`~core.tasks.spf.learning.config.RLConfig` (:func:`config_from_args`). A run folder holds ``model.safetensors`` + ``config.yaml``
-(core/tasks/spf/learning/run.py) and ``tb/`` TensorBoard logs; ``spf eval --policy DIR`` evaluates it. As in
-core/cli/spf.py, the task modules are imported by the command that runs.
+:class:`~core.tasks.spf.learning.config.RLConfig` (:func:`config_from_args`). A run folder holds
+``model.safetensors`` + ``config.yaml`` (core/tasks/spf/learning/run.py) and ``tb/`` TensorBoard logs;
+``spf eval --policy DIR`` evaluates it. As in core/cli/spf.py, the task modules are imported by the command that
+runs.
 """
 from __future__ import annotations
 

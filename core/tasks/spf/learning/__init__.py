@@ -2,8 +2,8 @@
 A2C, NLM-DQN), one run format (``model.safetensors`` + ``config.yaml``, never pickle) and the Table-2 summary.
 
 * :mod:`.settings` — algorithms, default architectures per mode, training-reward settings and hyper-parameters;
-* :mod:`.config` — :class:`BCConfig` and :class:`RLConfig`, what a run is given, read from and written to its
-  ``config.yaml``;
+* :mod:`.config` — :class:`BCConfig` and :class:`RLConfig`, what a run is given; :mod:`.config_yaml` writes them
+  into a run's ``config.yaml`` and reads them back;
 * :mod:`.run` — the run folder: save, load, check against a mode, the trained policy;
 * :mod:`.monitor` — progress / cancel / live metrics shared by the CLI and the studio's job runner;
 * :mod:`.bc` and :mod:`.rl` — the learners; :func:`train` makes the config and dispatches on the algorithm;

@@ -26,7 +26,8 @@ from core.tasks.spf.demos import Trajectory, collect_oracle, load_demonstrations
 from core.tasks.spf.env import SPFEnv
 from core.tasks.spf.learning.augment import ViewAugmenter
 from core.tasks.spf.learning.common import BestKeeper, finish_run, torch_setup
-from core.tasks.spf.learning.config import BCConfig, run_config
+from core.tasks.spf.learning.config import BCConfig
+from core.tasks.spf.learning.config_yaml import run_config
 from core.tasks.spf.learning.monitor import Monitor
 from core.tasks.spf.learning.settings import BALANCES, LR_SCHEDULES
 from core.tasks.spf.settings import load_spf_mode

@@ -18,7 +18,8 @@ import numpy as np
 
 from core.tasks.spf.env import SPFEnv
 from core.tasks.spf.learning.common import BestKeeper, finish_run, torch_setup
-from core.tasks.spf.learning.config import RLConfig, run_config
+from core.tasks.spf.learning.config import RLConfig
+from core.tasks.spf.learning.config_yaml import run_config
 from core.tasks.spf.learning.monitor import Monitor
 from core.tasks.spf.learning.settings import TrainingReward
 

@@ -20,7 +20,8 @@ def run_dir(tmp_path):
     import torch
 
     from core.tasks.spf.env import SPFEnv
-    from core.tasks.spf.learning.config import BCConfig, run_config
+    from core.tasks.spf.learning.config import BCConfig
+    from core.tasks.spf.learning.config_yaml import run_config
     from core.tasks.spf.learning.run import save_run
     from core.tasks.spf.networks import build_policy_net
 

@@ -1,4 +1,5 @@
-"""Training configs (``core.tasks.spf.learning.config``): what a config holds is what its run's ``config.yaml``
+"""Training configs (``core.tasks.spf.learning.config``, ``config_yaml``): what a config holds is what its run's
+``config.yaml``
 records and reads back as an equal config; run folders written before the settings had keys of their own
 (tests/data/spf_runs, written by the starting commit's trainer) read as the config that trained them, and still
 load and evaluate as they did; bad values are refused when a config is made, and in a ``config.yaml`` at their line.
@@ -15,8 +16,8 @@ import pytest
 from core.base.errors import PolicyError
 from core.io.yamlio import dump_yaml, loads_yaml
 from core.tasks.spf.env import SPFEnv
-from core.tasks.spf.learning.config import (BCConfig, RLConfig, SettingError, make_config, read_training_config,
-                                            run_config, training_config)
+from core.tasks.spf.learning.config import BCConfig, RLConfig, SettingError, make_config
+from core.tasks.spf.learning.config_yaml import read_training_config, run_config, training_config
 from core.tasks.spf.learning.settings import TrainingReward
 from tests.support.paths import ROOT
 

@@ -19,7 +19,8 @@ def _arch(algo: str, mode: str = "easy"):
 
 
 def _config(env, algo, arch):
-    from core.tasks.spf.learning.config import make_config, run_config
+    from core.tasks.spf.learning.config import make_config
+    from core.tasks.spf.learning.config_yaml import run_config
 
     doc = run_config(make_config(algo, env.spf.name), env, {})
     assert doc["architecture"] == arch
