@@ -46,11 +46,12 @@ def _choice(name: str, value: Any, choices: tuple[str, ...]) -> None:
 
 @dataclass(frozen=True, kw_only=True)
 class TrainConfig:
-    """The settings every learner takes. ``steps`` (None: the algorithm's budget) counts gradient steps (BC) or
-    environment steps (RL); ``eval_every`` (None: a fifth of the budget for BC, a tenth for RL) is the number of
-    steps between validations on the first ``val_episodes`` validation episodes; ``test``: evaluate the kept
-    checkpoint on the test split at the end; ``threads``: torch's CPU threads (None: ``LOGICITY_TORCH_THREADS`` or
-    1)."""
+    """The settings every learner takes (a None that stands for a default is replaced by it when the config is
+    made). ``mode``: a mode name or an SPF mode file; ``steps`` (None: the algorithm's budget) counts gradient
+    steps (BC) or environment steps (RL); ``eval_every`` (None: a fifth of the budget for BC, a tenth for RL) is
+    the number of steps between validations on the first ``val_episodes`` validation episodes (0: all of them);
+    ``test``: evaluate the kept checkpoint on the test split at the end; ``threads``: torch's CPU threads (None:
+    ``LOGICITY_TORCH_THREADS`` or 1)."""
 
     algo: str
     mode: str
@@ -68,6 +69,8 @@ class TrainConfig:
     def _check_common(self, algos: tuple[str, ...]) -> None:
         if self.algo not in algos:
             raise SettingError("algo", f"unknown algorithm {self.algo!r} (one of {', '.join(algos)})")
+        if isinstance(self.mode, Path):
+            self._fill("mode", str(self.mode))
         if not isinstance(self.mode, str) or not self.mode:
             raise SettingError("mode", f"mode must be a mode name or an SPF mode file, got {self.mode!r}")
         _whole("seed", self.seed, 0)
@@ -85,7 +88,6 @@ class TrainConfig:
         """The run's ``architecture`` block for the mode of ``env`` (what rebuilds its network)."""
         base = env.unwrapped
         return default_architecture(self.algo, base.spf.name, base.layout.size, env_layout(base), base.fov)
-
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -159,7 +161,6 @@ class BCConfig(TrainConfig):
         return arch
 
 
-
 @dataclass(frozen=True, kw_only=True)
 class RLConfig(TrainConfig):
     """Reinforcement learning (:func:`core.tasks.spf.learning.rl.train_rl`): ``n_envs`` vectorised training envs
@@ -191,7 +192,6 @@ class RLConfig(TrainConfig):
                 raise SettingError("hyperparameters", f"hyper-parameter {k!r} must be a name with a number, text "
                                                       f"or true/false, got {v!r}")
         self._fill("hyperparameters", {**HYPERPARAMETERS[self.algo], **given})
-
 
 
 def make_config(algo: str, mode: str, **settings: Any) -> BCConfig | RLConfig:
