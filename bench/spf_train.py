@@ -32,9 +32,9 @@ def bench_dqn(mode: str, steps: int, algo: str = "dqn") -> tuple[float, float]:
     from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
     from core.tasks.spf.env import SPFEnv
-    from core.tasks.spf.learning.rl import N_ENVS, HYPERPARAMETERS, TrainingRewardWrapper, _nlm_extractor_class
+    from core.tasks.spf.learning.rl import TrainingRewardWrapper, _nlm_extractor_class
     from core.tasks.spf.learning.run import env_layout
-    from core.tasks.spf.learning.settings import TRAINING_REWARDS, default_architecture
+    from core.tasks.spf.learning.settings import HYPERPARAMETERS, N_ENVS, TRAINING_REWARDS, default_architecture
 
     torch.set_num_threads(1)
     probe = SPFEnv(mode, "train")
@@ -118,7 +118,7 @@ def main() -> None:
         print(f"{algo:<8} BC samples/s (batch 128, forward+backward): {bench_bc(args.mode, algo, args.bc_steps):,.0f}")
     for name, (wall, cpu) in bench_nlm_extractor(args.mode, max(5, args.bc_steps // 5)).items():
         print(f"NLM-DQN extractor, {name:<12}: forward+backward, batch 128: {wall:.1f} ms wall, {cpu:.1f} ms CPU")
-    from core.tasks.spf.learning.rl import N_ENVS, HYPERPARAMETERS
+    from core.tasks.spf.learning.settings import HYPERPARAMETERS, N_ENVS
     for algo in ("dqn", "nlm-dqn"):
         hp = HYPERPARAMETERS[algo]
         per = N_ENVS[algo] * hp["train_freq"] // hp["gradient_steps"]

@@ -6,15 +6,22 @@
   (deterministic: same seed → byte-identical arrays)
 * ``spf info --mode MODE`` — settings, observation layout, episode set summary
 * ``spf train --algo ALGO --mode MODE --out DIR`` / ``spf table --runs DIR...`` — learning (core/cli/spf_train.py)
+
+``main.py`` imports every command module to build its parser, so the task modules (the simulator, its rule engine
+and the environment behind them) are imported by the command that runs, not here.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 
-from core.cli.simulate import fail
+from core.base.errors import LogiCityError
+from core.cli.simulate import count_problem, fail, output_problem, seed_problem
+from core.cli.spf_train import register_train, run_policy_for
+from core.io.fileio import atomic_write_text
 
 MODES = ("easy", "medium", "hard", "expert")
 
@@ -62,8 +69,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     m.add_argument("--quiet", action="store_true")
     m.set_defaults(func=run_make_episodes)
 
-    from core.cli.spf_train import register_train
-
     register_train(s)
 
     i = s.add_parser("info", help="settings, observation layout and episode sets of a mode")
@@ -75,8 +80,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _check_output(flag: str, path: Path, example: str) -> int:
     """0 when ``path`` can be written, else print why (before any long computation) and return 2."""
-    from core.cli.simulate import output_problem
-
     problem = output_problem(path, example)
     return fail(f"{flag} {path}: {problem}") if problem else 0
 
@@ -88,11 +91,11 @@ def _bar(total: int, desc: str, quiet: bool):
 
 
 def run_eval(args: argparse.Namespace) -> int:
-    from core.tasks.spf.evaluate import PY_POLICY_NOTICE, evaluate, format_table
     from core.tasks.spf.episodes import load_episode_set
+    from core.tasks.spf.evaluate import evaluate, format_table
+    from core.tasks.spf.learning.run import read_config
+    from core.tasks.spf.policy_files import PY_POLICY_NOTICE
     from core.tasks.spf.settings import load_spf_mode
-
-    from core.cli.simulate import count_problem, seed_problem
 
     problem = seed_problem(args.seed) or count_problem(args.episodes, "--episodes")
     if problem:
@@ -104,14 +107,9 @@ def run_eval(args: argparse.Namespace) -> int:
         return 2
     if args.policy.lower().endswith(".py") and Path(args.policy).is_file():
         print(PY_POLICY_NOTICE.format(path=args.policy), file=sys.stderr)
-    from core.cli.spf_train import run_policy_for
-
     run_dir = Path(args.policy).is_dir()
     modes = _modes(args.mode)
     if run_dir and args.mode == "all":  # a trained run drives only its own mode
-        from core.base.errors import LogiCityError
-        from core.tasks.spf.learning.run import read_config
-
         try:
             modes = [read_config(args.policy)["mode"]]
         except LogiCityError as exc:
@@ -119,8 +117,6 @@ def run_eval(args: argparse.Namespace) -> int:
     reports = []
     for mode in modes:
         if run_dir:  # a trained run (spf train --out DIR): refused for another mode or layout
-            from core.base.errors import LogiCityError
-
             try:
                 policy = run_policy_for(args.policy, mode, args.split)
             except LogiCityError as exc:
@@ -141,8 +137,6 @@ def run_eval(args: argparse.Namespace) -> int:
     print(f"SPF evaluation, split {args.split}, policy {args.policy}")
     print(format_table(reports))
     if args.json:
-        from core.io.fileio import atomic_write_text
-
         try:
             atomic_write_text(args.json, json.dumps([r.to_dict() for r in reports], indent=1))
         except OSError as exc:
@@ -154,8 +148,6 @@ def run_eval(args: argparse.Namespace) -> int:
 def run_collect(args: argparse.Namespace) -> int:
     from core.tasks.spf.demos import collect_oracle, save_demonstrations
     from core.tasks.spf.settings import load_spf_mode
-
-    from core.cli.simulate import count_problem, seed_problem
 
     problem = count_problem(args.n, "--n") or seed_problem(args.seed)
     if problem:
@@ -180,7 +172,6 @@ def run_collect(args: argparse.Namespace) -> int:
 
 
 def run_make_episodes(args: argparse.Namespace) -> int:
-    from core.cli.simulate import count_problem, seed_problem
     from core.tasks.spf.episodes import DEFAULT_COUNTS, SEED_STRIDE, default_episode_path, save_episode_set
     from core.tasks.spf.make_episodes import make_episode_set
     from core.tasks.spf.settings import load_spf_mode
@@ -240,8 +231,6 @@ def run_info(args: argparse.Namespace) -> int:
         except Exception as exc:  # noqa: BLE001 - a missing set is reported, not fatal
             print(f"  {split} episodes: {exc}")
             continue
-        from collections import Counter
-
         print(f"  {split} episodes: {len(es)} ({dict(Counter(es.concepts()))}), oracle steps "
               f"{int(es.oracle_steps().min())}..{int(es.oracle_steps().max())}")
     return 0

@@ -3,16 +3,23 @@
     python main.py spf train --algo mlp-bc|gnn-bc|nlm-bc|dqn|ppo|a2c|nlm-dqn --mode MODE [--steps N] [--seed S] --out DIR
     python main.py spf table --runs DIR [DIR ...]
 
-A run folder holds ``model.safetensors`` + ``config.yaml`` (core/tasks/spf/learning/run.py) and ``tb/`` TensorBoard
-logs; ``spf eval --policy DIR`` evaluates it.
+The options become a :class:`~core.tasks.spf.learning.config.BCConfig` or
+:class:`~core.tasks.spf.learning.config.RLConfig` (:func:`config_from_args`). A run folder holds
+``model.safetensors`` + ``config.yaml`` (core/tasks/spf/learning/run.py) and ``tb/`` TensorBoard logs;
+``spf eval --policy DIR`` evaluates it. As in core/cli/spf.py, the task modules are imported by the command that
+runs.
 """
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from core.cli.simulate import fail
+from core.cli.simulate import count_problem, fail, seed_problem
+
+if TYPE_CHECKING:
+    from core.tasks.spf.learning.config import BCConfig, RLConfig
 
 ALGO_CHOICES = ("mlp-bc", "gnn-bc", "nlm-bc", "dqn", "ppo", "a2c", "nlm-dqn")
 
@@ -73,13 +80,32 @@ def run_policy_for(path: str | Path, mode: str, split: str):
     return load_run(path, SPFEnv(mode, split))
 
 
+def config_from_args(args: argparse.Namespace) -> BCConfig | RLConfig:
+    """The config the options of ``spf train`` give (a bad value raises
+    :class:`~core.tasks.spf.learning.config.SettingError`)."""
+    from core.tasks.spf.learning.config import BCConfig, RLConfig
+    from core.tasks.spf.learning.settings import RL_ALGOS, TRAINING_REWARDS, TrainingReward
+
+    common = dict(algo=args.algo, mode=args.mode, steps=args.steps, seed=args.seed, val_episodes=args.val_episodes,
+                  eval_every=args.eval_every, test=not args.no_test)
+    if args.algo in RL_ALGOS:
+        base = TRAINING_REWARDS[args.algo]
+        reward = TrainingReward(
+            violation=base.violation if args.violation_penalty is None else args.violation_penalty,
+            overtime=base.overtime if args.overtime_penalty is None else args.overtime_penalty)
+        return RLConfig(**common, n_envs=args.n_envs, reward=reward,
+                        hyperparameters=None if args.lr is None else {"learning_rate": args.lr})
+    return BCConfig(**common, demos=args.demos, n_demos=args.n_demos, demo_worlds=args.demo_worlds, batch=args.batch,
+                    lr=args.lr, balance=args.balance, augment=args.augment, lr_schedule=args.lr_schedule,
+                    nlm_residual=args.nlm_residual, nlm_hidden=args.nlm_hidden)
+
+
 def run_train(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from core.cli.simulate import count_problem, seed_problem
-    from core.tasks.spf.learning import train
+    from core.tasks.spf.learning import train_config
+    from core.tasks.spf.learning.config import SettingError
     from core.tasks.spf.learning.monitor import Monitor
-    from core.tasks.spf.learning.settings import RL_ALGOS, TRAINING_REWARDS, TrainingReward
     from core.tasks.spf.settings import load_spf_mode
 
     problem = (seed_problem(args.seed) or count_problem(args.steps, "--steps")
@@ -93,6 +119,10 @@ def run_train(args: argparse.Namespace) -> int:
     if args.out.exists() and not args.out.is_dir():
         return fail(f"--out {args.out}: a file is in the way (the run is a folder)")
     load_spf_mode(args.mode, "train")  # a bad mode fails here, before any work
+    try:
+        config = config_from_args(args)
+    except SettingError as exc:
+        return fail(str(exc))
     bar = tqdm(total=1, desc=f"{args.algo} {args.mode}", unit="step", disable=args.quiet, file=sys.stderr,
                dynamic_ncols=True)
 
@@ -105,23 +135,8 @@ def run_train(args: argparse.Namespace) -> int:
         def message(self, text):
             bar.write(text, file=sys.stderr)
 
-    opts: dict = {"val_episodes": args.val_episodes, "eval_every": args.eval_every, "test": not args.no_test}
-    if args.algo in RL_ALGOS:
-        base = TRAINING_REWARDS[args.algo]
-        opts["reward"] = TrainingReward(
-            violation=base.violation if args.violation_penalty is None else args.violation_penalty,
-            overtime=base.overtime if args.overtime_penalty is None else args.overtime_penalty)
-        opts["n_envs"] = args.n_envs
-        if args.lr is not None:
-            opts["hyper"] = {"learning_rate": args.lr}
-    else:
-        opts.update(demos=args.demos, n_demos=args.n_demos, balance=args.balance, batch=args.batch,
-                    augment=args.augment, demo_worlds=args.demo_worlds, lr_schedule=args.lr_schedule,
-                    nlm_residual=args.nlm_residual, nlm_hidden=args.nlm_hidden)
-        if args.lr is not None:
-            opts["lr"] = args.lr
     try:
-        cfg = train(args.algo, args.mode, args.out, steps=args.steps, seed=args.seed, monitor=BarMonitor(), **opts)
+        cfg = train_config(config, args.out, monitor=BarMonitor())
     except KeyboardInterrupt:
         bar.close()
         print(f"interrupted: the best checkpoint so far (if any) is in {args.out}", file=sys.stderr)

@@ -1,11 +1,10 @@
 """Evaluate a :class:`~core.models.nlm.LogicMachine` only where a read-out needs it (e.g. the ego's unary predicates).
 
 Why: NLM-DQN reads one entity's invented unary predicates (the ego's) after 4 layers. The full machine computes
-every arity at every index tuple — 125 ternary tuples for 5 entities — in ~900 small torch operations per forward,
-and on the CPU the per-operation overhead (~10–15 µs each), not the arithmetic, is the cost: a forward on 4
-observations took 16 ms, a DQN gradient step 126 ms. Reading back from the output, the ego's predicate at the last
-layer needs only the ego's row of binary facts in the layer before, only the tuples containing the ego before that,
-and so on (about 40 % of the ternary tuples). :class:`Readout` precomputes, once per machine and entity count, which
+every arity at every index tuple — 125 ternary tuples for 5 entities — in hundreds of small torch operations per
+forward, and on the CPU the per-operation overhead, not the arithmetic, is the cost. Reading back from the output,
+the ego's predicate at the last layer needs only the ego's row of binary facts in the layer before, only the tuples
+containing the ego before that, and so on (about 40 % of the ternary tuples). :class:`Readout` precomputes, once per machine and entity count, which
 index tuples each layer must produce and where every input of every ordering comes from, and then evaluates a layer
 arity as: three index gathers (the expanded lower arity, the same arity, the reduced higher arity), one concatenation,
 the arity's MLP. Exists/forall reductions are one masked max over ``[v, 1 − v]`` (``forall = 1 − max(1 − v)``).

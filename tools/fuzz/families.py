@@ -179,7 +179,8 @@ def _city_shape(work: Path) -> tuple[int, int]:
 
 
 def _policies(data: bytes, ext: str, work: Path) -> None:
-    from core.tasks.spf.evaluate import call_policy, load_policy
+    from core.tasks.spf.policy import call_policy
+    from core.tasks.spf.policy_files import load_policy
 
     pol = load_policy(_write(work, "policy" + ext, data))
     layers = getattr(pol, "layers", None)

@@ -304,4 +304,4 @@ class SPFModelsPanel(QtWidgets.QWidget):
 def _blank(pol):
     from core.tasks.spf.learning.replay import ModelEpisode
 
-    return ModelEpisode(pol.mode, "", 0, pol.__name__)
+    return ModelEpisode(pol.mode, "", 0, pol.name)

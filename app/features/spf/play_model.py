@@ -313,4 +313,4 @@ def _empty_episode(session, policy):
     from core.tasks.spf.learning.replay import ModelEpisode
 
     return ModelEpisode(session.mode, session.split, session.episode or 0,
-                        getattr(policy, "__name__", "model") if policy is not None else "model")
+                        policy.name if policy is not None else "model")

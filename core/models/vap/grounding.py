@@ -12,13 +12,15 @@ Heads return logits (the reference ends in a sigmoid; here the losses take logit
 """
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 import torch
 from torch import nn
 from torch.nn import functional as F
 
-from core.base.torchvision_compat import import_torchvision
+from core.base.errors import ConfigError
+from core.base.torchvision_compat import has_compiled_ops, import_torchvision
 from core.models.vap.config import VapModelConfig
 
 _IMAGENET_MEAN = (0.485, 0.456, 0.406)
@@ -106,10 +108,6 @@ def _eager_roi_align():
     """torchvision's pure-PyTorch RoIAlign without its lazy ``torch.compile`` (which, with no compiled ops, runs on
     the first call and takes minutes on a CPU): ``fn(input, rois, spatial_scale, ph, pw, sampling_ratio,
     aligned)``. With compiled ops (a matching build, e.g. on a GPU machine) the compiled kernel is used."""
-    import importlib
-
-    from core.base.torchvision_compat import has_compiled_ops
-
     tv = import_torchvision()
     if has_compiled_ops():
         return lambda x, r, s, ph, pw, sr, al: tv.ops.roi_align(x, r, (ph, pw), s, sr, al)
@@ -121,8 +119,6 @@ def _eager_roi_align():
 def load_backbone_weights(resnet: nn.Module, path: str | Path) -> None:
     """Load torchvision ResNet weights from a local safetensors file (keys as in ``resnet.state_dict()``; an
     ``fc.`` head may be missing). Pickle files are refused: convert them once with safetensors."""
-    from core.base.errors import ConfigError
-
     p = Path(path)
     if p.suffix != ".safetensors":
         raise ConfigError(f"{p}: backbone weights must be a .safetensors file (pickle checkpoints are not loaded)")

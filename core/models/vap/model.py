@@ -9,12 +9,17 @@ reasoning network, and the sanity check that it learned the rules). Checkpoints 
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import torch
+import yaml
 from torch import nn
 
+from core.base.errors import ConfigError
+from core.io.fileio import atomic_write_text
+from core.io.yamlio import load_yaml
 from core.models.vap.config import VapModelConfig
 from core.models.vap.grounding import GroundingNet
 from core.models.vap.reasoning import make_reasoner
@@ -63,10 +68,7 @@ class VapModel(nn.Module):
 
 def save_checkpoint(model: VapModel, folder: str | Path, extra: dict | None = None) -> Path:
     """Write ``model.safetensors`` and ``config.yaml`` (atomically) into ``folder``."""
-    import yaml
     from safetensors.torch import save_file
-
-    from core.io.fileio import atomic_write_text
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -82,9 +84,6 @@ def save_checkpoint(model: VapModel, folder: str | Path, extra: dict | None = No
 def load_checkpoint(folder: str | Path, device: str | torch.device = "cpu") -> tuple[VapModel, dict]:
     """(model in eval mode, the config.yaml document) from a checkpoint folder."""
     from safetensors.torch import load_file
-
-    from core.base.errors import ConfigError
-    from core.io.yamlio import load_yaml
 
     folder = Path(folder)
     cfg_path, w_path = folder / "config.yaml", folder / "model.safetensors"
@@ -110,10 +109,8 @@ def load_checkpoint(folder: str | Path, device: str | torch.device = "cpu") -> t
 def pick_device(name: str = "auto", threads: int | None = None) -> torch.device:
     """``auto`` = CUDA when available, else CPU. On the CPU, torch uses ``threads`` threads (default: half the
     cores, at least one): these models run many small operations, and when other work keeps the cores busy,
-    torch's worker threads wait on each other (measured on a loaded 2-core box: 0.5 s per frame with 2 threads,
-    17 ms with 1)."""
-    import os
-
+    torch's worker threads wait on each other (on a loaded 2-core box, many times slower with 2 threads than with
+    1)."""
     dev = torch.device(("cuda" if torch.cuda.is_available() else "cpu") if name == "auto" else name)
     if dev.type == "cpu":
         torch.set_num_threads(max(1, threads if threads else (os.cpu_count() or 2) // 2))

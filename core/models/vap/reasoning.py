@@ -15,6 +15,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from core.models.nlm import LogicMachine
 from core.models.vap.config import VapModelConfig
 
 
@@ -96,8 +97,6 @@ def ego_lists(sees: list[torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
 class NLMReasoner(nn.Module):
     def __init__(self, cfg: VapModelConfig) -> None:
         super().__init__()
-        from core.models.nlm import LogicMachine
-
         dims = [0, cfg.n_unary, cfg.n_binary] + [0] * (cfg.nlm_breadth - 2)
         self.nlm = LogicMachine(dims, breadth=cfg.nlm_breadth, depth=cfg.nlm_depth, output_dims=cfg.nlm_output,
                                 exclude_self=True)

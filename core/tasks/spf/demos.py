@@ -31,6 +31,7 @@ import numpy as np
 from core.base.codes import ACTION_NAMES
 from core.base.errors import EpisodeFileError
 from core.io.archive import read_archive, write_archive
+from core.tasks.spf.env import SPFEnv
 
 __all__ = ["Trajectory", "TrajectoryRecorder", "save_demonstrations", "load_demonstrations", "collect_oracle",
            "FORMAT", "VERSION", "INFO_KEYS"]
@@ -238,8 +239,6 @@ def collect_oracle(mode: str, n: int, split: str = "train", seed: int = 0,
                    progress: Callable[[Trajectory], None] | None = None) -> tuple[list[Trajectory], dict]:
     """``n`` oracle trajectories: ``reset(seed=seed)`` once, then plain resets (the background world keeps
     running between episodes, as in the reference's training), the oracle acting until done."""
-    from core.tasks.spf.env import SPFEnv
-
     env = SPFEnv(mode, split)
     trajs = []
     for i in range(n):

@@ -5,11 +5,12 @@ call it).
 Why a branch is computed here and then re-simulated by the studio: the studio's recording is made by its simulation
 worker, and a recorded step is only trustworthy if that worker produced it. So :func:`drive_branch` steps a new
 simulation of the recording, built exactly as the worker builds it (the studio's
-:func:`core.studio.apply.new_simulation`), with the recording's forced actions to state ``k``, lets the policy choose the chosen agent's action on the very grounding each step is decided on,
-and returns those actions as the studio's ordinary forced actions (``{"step", "agent", "action"}``, sticky, the
-last one ``None`` = back to the rules). The studio adds them with one undoable command and its worker simulates the
-steps; the ego's recorded cells are then compared with the branch's (:meth:`BranchDrive.matches`), so a
-divergence is reported instead of showing a run that did not happen.
+:func:`core.studio.apply.new_simulation`), with the recording's forced actions to state ``k``, lets the policy
+choose the chosen agent's action on the very grounding each step is decided on, and returns those actions as the
+studio's ordinary forced actions (``{"step", "agent", "action"}``, sticky, the last one ``None`` = back to the
+rules). The studio adds them with one undoable command and its worker simulates the steps; the ego's recorded cells
+are then compared with the branch's (:meth:`BranchDrive.matches`), so a divergence is reported instead of showing a
+run that did not happen.
 
 The policy reads the SPF observation of the ego (its first five view entities, docs/spf.md "Observation"); it is
 only meaningful when the project's ontology gives the layout the policy was trained on, which
@@ -24,8 +25,15 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from core.base.codes import Action, Kind
 from core.base.errors import LogiCityError
+from core.logic.engines.compiled import check_task
+from core.tasks.spf.evaluate import episode_result
 from core.tasks.spf.learning.replay import ModelEpisode, ModelStep, observation_facts
+from core.tasks.spf.policy import ModelPolicy, Policy, call_policy
+from core.tasks.spf.rules import ObservationLayout, ViewRules
+from core.tasks.spf.settings import SPFMode, load_spf_mode
+from core.view.overrides import overrides_at
 
 __all__ = ["ObservedView", "observed_view", "readout", "DriveRules", "check_layout", "BranchDrive", "drive_branch",
            "branch_problem"]
@@ -54,32 +62,30 @@ def observed_view(grounding: Any, ego: int, fov: int) -> ObservedView:
     return ObservedView(int(ego), tuple(int(x) for x in box), agents, names, cells)   # type: ignore[arg-type]
 
 
-def readout(policy: Any, obs: np.ndarray, where: str = "") -> tuple[int, tuple[float, ...], tuple[float, ...] | None]:
+def readout(policy: Policy, obs: np.ndarray,
+            where: str = "") -> tuple[int, tuple[float, ...], tuple[float, ...] | None]:
     """The policy's action on ``obs`` with its scores (Q-values or logits) and probabilities (None for Q-values);
     a policy without scores (oracle, random, a .py policy) gives ``()``. Non-finite scores are refused with the
-    evaluation's message (:func:`core.tasks.spf.evaluate.call_policy`)."""
-    from core.tasks.spf.evaluate import call_policy
-
+    evaluation's message (:func:`core.tasks.spf.policy.call_policy`)."""
     a = call_policy(policy, obs, None, where)
-    scores = tuple(float(x) for x in policy.scores(obs)) if hasattr(policy, "scores") else ()
-    probs = policy.probabilities(obs) if hasattr(policy, "probabilities") else None
-    return a, scores, None if probs is None else tuple(float(p) for p in probs)
+    scores = policy.scores(obs)
+    probs = policy.probabilities(obs)
+    return (a, () if scores is None else tuple(float(x) for x in scores),
+            None if probs is None else tuple(float(p) for p in probs))
 
 
-def check_layout(policy: Any, ontology: Any, fov: int, where: str = "this project") -> list:
+def check_layout(policy: ModelPolicy, ontology: Any, fov: int, where: str = "this project") -> list:
     """The observation layout of ``ontology`` as ``[[predicate, offset, arity], ...]``; a
     :class:`~core.base.errors.LogiCityError` when it is not the one the policy was trained on (its observation would
     mean something else)."""
-    from core.tasks.spf.rules import ObservationLayout
-
     lay = ObservationLayout.of(ontology, fov)
     have = [[name, int(off), int(ar)] for name, (off, ar) in lay.blocks.items()]
-    want = [list(x) for x in (getattr(policy, "config", {}) or {}).get("observation", {}).get("layout", [])]
+    want = [list(x) for x in policy.layout]
     if want and have != want:
         diff = next((f"{w} vs {h}" for w, h in zip(want, have) if w != h), f"{len(want)} predicates vs {len(have)}")
-        raise LogiCityError(f"the model ({getattr(policy, 'algo', 'policy')} for SPF {getattr(policy, 'mode', '?')}) "
-                            f"reads another observation than {where}'s ontology gives (first difference, trained vs "
-                            f"here: {diff}); open a project with the {getattr(policy, 'mode', '?')} ontology")
+        raise LogiCityError(f"the model ({policy.algo} for SPF {policy.mode}) reads another observation than "
+                            f"{where}'s ontology gives (first difference, trained vs here: {diff}); open a project "
+                            f"with the {policy.mode} ontology")
     return have
 
 
@@ -88,16 +94,13 @@ class DriveRules:
     """The policy's mode's oracle (``expert``) and judge (``task``) over an observation layout, with the action
     costs that make the SPF reward."""
 
-    mode: Any                      # core.tasks.spf.settings.SPFMode
-    expert: Any                    # ViewRules
-    judge: Any                     # ViewRules
+    mode: SPFMode
+    expert: ViewRules
+    judge: ViewRules
     layout: list
 
     @classmethod
-    def for_policy(cls, policy: Any, ontology: Any, where: str = "this project") -> "DriveRules":
-        from core.tasks.spf.rules import ObservationLayout, ViewRules
-        from core.tasks.spf.settings import load_spf_mode
-
+    def for_policy(cls, policy: ModelPolicy, ontology: Any, where: str = "this project") -> "DriveRules":
         spf = load_spf_mode(policy.mode, "test")
         fov = spf.settings.fov_entities
         layout = check_layout(policy, ontology, fov, where)
@@ -111,8 +114,6 @@ class DriveRules:
 
     def violations(self, grounding: Any, ego: int, action: int) -> tuple[str, ...]:
         """The violated task rules with the clause and its witness, as the SPF environment reports them."""
-        from core.logic.engines.compiled import check_task
-
         tc = check_task(self.mode.config.rules.task(), grounding, ego, action)
         return tuple(f"{d.get('rule', '?')}: {d.get('text') or d.get('clause', '')}"
                      for d in (v.to_dict() for v in tc.violations))
@@ -152,8 +153,6 @@ class BranchDrive:
 
 def branch_problem(config: Any, history: Any, k: int, ego: int | None) -> str | None:
     """Why the agent ``ego`` cannot be driven from state ``k`` of ``history`` (None when it can)."""
-    from core.base.codes import Kind
-
     if history is None or config is None:
         return "no recording is shown"
     if ego is None:
@@ -168,14 +167,12 @@ def branch_problem(config: Any, history: Any, k: int, ego: int | None) -> str | 
 
 
 def _overrides(interventions: Sequence[Mapping], k: int, n: int) -> dict:
-    from core.base.codes import Action
-    from core.view.overrides import overrides_at
-
     row = overrides_at({"interventions": list(interventions)}, k, n)
     return {int(i): Action(int(a)) for i, a in enumerate(row) if a >= 0}
 
 
-def drive_branch(sim: Any, interventions: Sequence[Mapping], k: int, ego: int, policy: Any, max_steps: int = 200,
+def drive_branch(sim: Any, interventions: Sequence[Mapping], k: int, ego: int, policy: ModelPolicy,
+                 max_steps: int = 200,
                  cancelled: Callable[[], bool] | None = None,
                  progress: Callable[[int, int], None] | None = None) -> BranchDrive:
     """Let ``policy`` drive agent ``ego`` from state ``k`` of a recording, for at most ``max_steps`` steps or until
@@ -183,9 +180,6 @@ def drive_branch(sim: Any, interventions: Sequence[Mapping], k: int, ego: int, p
     rules. ``sim`` is a new simulation of the recording at state 0, built as the studio's worker builds it (start
     scene, seed, agent schedule), and ``interventions`` the recording's forced actions. Raises
     :class:`~core.base.errors.LogiCityError` when the policy's layout does not fit the simulation's ontology."""
-    from core.base.codes import Action
-    from core.tasks.spf.evaluate import episode_result
-
     rules = DriveRules.for_policy(policy, sim.config.ontology)
     fov = rules.fov
     n = len(sim.agents)
@@ -197,8 +191,7 @@ def drive_branch(sim: Any, interventions: Sequence[Mapping], k: int, ego: int, p
         if progress and sim.step_index % 20 == 0:
             progress(sim.step_index, total)
     name = sim.agents.names[ego]
-    out = BranchDrive(int(k), int(ego), name, ModelEpisode(getattr(rules.mode, "name", policy.mode), "branch",
-                                                           int(k), getattr(policy, "__name__", "policy")))
+    out = BranchDrive(int(k), int(ego), name, ModelEpisode(rules.mode.name, "branch", int(k), policy.name))
     out.cells.append(tuple(int(x) for x in sim.positions[ego]))
     path_length = 4 * max(1, len(sim.paths[ego]))
     actions, oracle, rewards = [], [], []

@@ -38,6 +38,10 @@ from gymnasium import spaces
 
 from core.base.codes import ACTION_NAMES, Action
 from core.base.world import KNOWN_CONCEPTS
+from core.logic.engines.compiled import check_task
+from core.render.renderer import Renderer
+from core.sim.checkpoint import capture, restore
+from core.sim.simulation import Simulation
 from core.tasks.spf.episodes import EpisodeSet, load_episode_set
 from core.tasks.spf.rules import ObservationLayout, ViewRules
 from core.tasks.spf.settings import NORMAL, SPFMode, load_spf_mode
@@ -75,13 +79,11 @@ class SPFEnv(gym.Env):
         (train/val/test); ``max_horizon`` overrides the split's; ``record`` keeps an episode buffer on the
         simulation (studio replay); ``episodes``: an :class:`~core.tasks.spf.episodes.EpisodeSet` or a path
         (default: the split's shipped set, loaded on first use)."""
-        from core.sim.simulation import Simulation
-
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None")
         self.render_mode = render_mode
         self._init_args = dict(mode=mode, split=split, max_horizon=max_horizon, record=record, engine=engine,
-                               episodes=episodes if not hasattr(episodes, "states") else getattr(episodes, "path", None),
+                               episodes=episodes.path if isinstance(episodes, EpisodeSet) else episodes,
                                render_mode=render_mode)
         self.spf: SPFMode = load_spf_mode(mode, split)
         self.settings = self.spf.settings
@@ -187,8 +189,6 @@ class SPFEnv(gym.Env):
     def render(self):
         if self.render_mode != "rgb_array":
             return None
-        from core.render.renderer import Renderer
-
         if self._renderer is None:
             self._renderer = Renderer(self.sim.city, px_per_cell=2)
         frame = self._renderer.render(self.sim.snapshot())
@@ -239,8 +239,6 @@ class SPFEnv(gym.Env):
         return NORMAL
 
     def _explain(self, action: int) -> tuple[dict, ...]:
-        from core.logic.engines.compiled import check_task
-
         tc = check_task(self.spf.config.rules.task(), self._grounding, self.ego, action)
         return tuple(v.to_dict() for v in tc.violations)
 
@@ -286,8 +284,6 @@ class SPFEnv(gym.Env):
 
     # ---- pickling: rebuild from the mode file, then restore the exact state ---------------------------------
     def __getstate__(self) -> dict:
-        from core.sim.checkpoint import capture
-
         state = {"init": self._init_args, "ready": self._world_ready}
         if self._grounding is not None:
             cp = capture(self.sim)
@@ -297,8 +293,6 @@ class SPFEnv(gym.Env):
         return state
 
     def __setstate__(self, state: dict) -> None:
-        from core.sim.checkpoint import restore
-
         self.__init__(**state["init"])
         self._world_ready = state["ready"]
         if "checkpoint" in state:

@@ -27,6 +27,9 @@ from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
 from core.base.codes import Action
+from core.logic.engines.compiled import CompiledEngine, TaskChecker
+from core.sim.movement import DECIDED_TABLE
+from core.sim.simulation import Simulation
 from core.tasks.spf.env import as_action
 from core.tasks.spf.rules import ObservationLayout
 from core.tasks.spf.settings import load_spf_mode
@@ -39,9 +42,6 @@ class CityParallelEnv(ParallelEnv):
 
     def __init__(self, mode: str = "easy", split: str = "train", max_cycles: int = 300, *,
                  truncate_views: bool = True, engine: str | None = None) -> None:
-        from core.logic.engines.compiled import CompiledEngine, TaskChecker
-        from core.sim.simulation import Simulation
-
         self.spf = load_spf_mode(mode, split)
         cfg = self.spf.config
         st = self.spf.settings
@@ -125,8 +125,6 @@ class CityParallelEnv(ParallelEnv):
         return {nm: int(arr[i]) for i, nm in enumerate(self.possible_agents) if nm in self.agents}
 
     def _rule_array(self, expert: bool = False) -> np.ndarray:
-        from core.sim.movement import DECIDED_TABLE
-
         d = self.expert_engine.decide(self._grounding) if expert else self._decisions
         codes = (np.asarray(d.holds) @ np.array([1, 2, 4, 8])).tolist()
         return np.array([int(DECIDED_TABLE[self.sim.kinds[i]][c]) for i, c in enumerate(codes)], dtype=np.int64)

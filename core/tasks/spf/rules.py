@@ -4,7 +4,7 @@ Why: in SPF the ego's view is truncated to ``fov_entities`` entities and the obs
 predicate over exactly those entities (docs/reference.md#spf-observation). The expert rules and the task rules only
 read predicates of the ego's view, so both are pure functions of (observation, number of real entities, chosen
 action). Evaluating them on the vector costs one numpy gather for all clauses — the env calls them every step, where
-running the general engine on a one-row view took ~0.2 ms each.
+the general engine's per-call overhead on a one-row view would dominate the step.
 
 Semantics are those of :class:`core.logic.CompiledEngine` / :class:`core.logic.TaskChecker` (tests check
 agreement on thousands of random states): existential variables range over the real entities of the view

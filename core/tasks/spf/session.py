@@ -18,7 +18,9 @@ import numpy as np
 
 from core.base.codes import ACTION_NAMES, Action
 from core.tasks.spf.demos import TrajectoryRecorder, dataset_meta, save_demonstrations
+from core.tasks.spf.env import SPFEnv
 from core.tasks.spf.evaluate import EpisodeResult, episode_result, episode_score
+from core.view.scene import MapScene, build_scene
 
 __all__ = ["KEY_MAP", "PlayRecord", "PlaySession"]
 
@@ -52,8 +54,6 @@ class PlaySession:
     records: list[PlayRecord] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        from core.tasks.spf.env import SPFEnv
-
         if self.env is None:
             self.env = SPFEnv(self.mode, self.split, record=True)
         self._recorder: TrajectoryRecorder | None = None
@@ -155,10 +155,8 @@ class PlaySession:
         """The step that led to state ``k`` (None for the start state)."""
         return self.records[k - 1] if 1 <= k <= len(self.records) else None
 
-    def scene(self, k: int, **kwargs):
-        """The map scene of state ``k`` (0..num_steps) with the ego selected (core.view.scene.MapScene)."""
-        from core.view.scene import build_scene
-
+    def scene(self, k: int, **kwargs) -> MapScene:
+        """The map scene of state ``k`` (0..num_steps) with the ego selected."""
         buf = self.env.sim.buffer
         k = max(0, min(int(k), buf.num_steps))
         kwargs.setdefault("paths", "selected")

@@ -20,8 +20,6 @@ Mode block (``configs/modes/spf_<mode>.yaml``, documented in docs/spf.md)::
 """
 from __future__ import annotations
 
-from core.base.paths import ROOT
-
 import dataclasses
 import math
 import threading
@@ -32,8 +30,10 @@ from typing import Mapping
 from core.agents.io import MAX_PRIORITY
 from core.base.codes import ACTION_INDEX, ACTION_NAMES, Kind
 from core.base.errors import ConfigError
+from core.base.paths import ROOT
 from core.base.world import KNOWN_CONCEPTS
-from core.io.yamlio import LocatedDict, expect
+from core.io.yamlio import LocatedDict, LocatedList, expect
+from core.sim.config import load_mode
 
 __all__ = ["SplitSettings", "SPFSettings", "MODES", "SPLITS", "mode_path", "load_spf_mode", "SPFMode"]
 
@@ -103,7 +103,7 @@ def parse_spf_block(block, source: str | None = None) -> SPFSettings:
     for i, name in enumerate(ev):
         if not isinstance(name, str) or name not in ACTION_INDEX:  # e.g. [[Stop]]: a list is no action name
             raise ev.error(f"unknown action {name!r} in eval_actions (actions: {', '.join(ACTION_NAMES)})", i) \
-                if hasattr(ev, "error") else ConfigError(f"unknown action {name!r}", source)
+                if isinstance(ev, LocatedList) else ConfigError(f"unknown action {name!r}", source)
         eval_actions.append(ACTION_INDEX[name])
     splits_d = expect(block, "splits", dict)
     splits = {}
@@ -181,8 +181,6 @@ def mode_path(mode: str | Path) -> Path:
 
 def load_spf_mode(mode: str | Path, split: str = "train") -> SPFMode:
     """Load (cached) an SPF mode for ``split``: the split's agent file and agent region applied."""
-    from core.sim.config import load_mode
-
     if split not in SPLITS:
         raise ConfigError(f"unknown split {split!r} (splits: {', '.join(SPLITS)})")
     path = mode_path(mode).resolve()

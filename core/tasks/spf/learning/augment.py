@@ -77,7 +77,7 @@ class ViewAugmenter:
     ``env`` is an SPF environment of the mode (its ``layout``, ``fov`` and ``expert`` rules are used)."""
 
     def __init__(self, env, fraction: float = 0.5) -> None:
-        base = getattr(env, "unwrapped", env)
+        base = env.unwrapped
         if not 0.0 <= fraction <= 1.0:
             raise ValueError(f"augmentation fraction must be in 0..1, got {fraction}")
         self.blocks = [(int(o), int(a)) for o, a in base.layout.blocks.values()]

@@ -8,33 +8,31 @@ action equally likely, the class balancing the paper uses for the rare Stop), or
 (``"sqrt"``). With ``augment="views"`` a share of every batch is replaced by views derived from the sampled rows
 (other entities shuffled, a random number of them hidden) and labelled by the oracle (:mod:`.augment`).
 ``lr_schedule="cosine"`` decays the rate to 0 over the budget; ``nlm_hidden`` / ``nlm_residual`` give NLM-BC's logic
-MLPs a hidden ReLU layer / let every NLM layer read all earlier layers (the architecture block records both).
-Demonstrations come from ``--demos FILE`` (``spf collect``) or are collected once and cached in
-``demos/`` (git-ignored).
+MLPs a hidden ReLU layer / let every NLM layer read all earlier layers (the architecture block records both). The
+settings are a :class:`~core.tasks.spf.learning.config.BCConfig`. Demonstrations come from ``--demos FILE``
+(``spf collect``) or are collected once and cached in ``demos/`` (git-ignored).
 """
 from __future__ import annotations
 
 import math
 import time
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 
-from core.tasks.spf.learning.common import BestKeeper, base_config, finish_run, torch_setup
+from core.base.errors import PolicyError
+from core.tasks.spf.demos import Trajectory, collect_oracle, load_demonstrations, save_demonstrations
+from core.tasks.spf.env import SPFEnv
+from core.tasks.spf.learning.augment import ViewAugmenter
+from core.tasks.spf.learning.common import BestKeeper, finish_run, torch_setup
+from core.tasks.spf.learning.config import BCConfig
+from core.tasks.spf.learning.config_yaml import run_config
 from core.tasks.spf.learning.monitor import Monitor
-from core.tasks.spf.learning.settings import DEFAULT_STEPS, default_architecture
+from core.tasks.spf.learning.settings import BALANCES, LR_SCHEDULES
+from core.tasks.spf.settings import load_spf_mode
 
-__all__ = ["train_bc", "demonstration_rows", "sampling_weights", "training_accuracy", "BC_LR", "AUGMENT",
-           "LR_SCHEDULES", "lr_factor"]
-
-#: Adam learning rates. The NLM needs a larger one than 1e-3: its sigmoid layers start out nearly constant, and at
-#: 1e-3 800 steps left it stopping on most views where the oracle drives (Normal recall 0.70 on the demonstrated
-#: rows, the same policy for every seed). With its hidden ReLU layer (the default architecture) 5e-3 was fragile
-#: (a seed stuck on a plateau, then degraded); 2e-3 trained every seed tried (docs/spf.md)
-BC_LR = {"mlp-bc": 1e-3, "gnn-bc": 1e-3, "nlm-bc": 2e-3}
-AUGMENT = ("none", "views")
-#: ``constant``: the rate throughout; ``cosine``: from the rate down to 0 at the last step (half a cosine)
-LR_SCHEDULES = ("constant", "cosine")
+__all__ = ["train_bc", "demonstration_rows", "sampling_weights", "training_accuracy", "lr_factor"]
 
 
 def lr_factor(schedule: str, done: int, steps: int) -> float:
@@ -46,12 +44,11 @@ def lr_factor(schedule: str, done: int, steps: int) -> float:
     raise ValueError(f"lr_schedule must be one of {', '.join(LR_SCHEDULES)}, got {schedule!r}")
 
 
-def _demos(mode: str, demos, n_demos: int, demo_seed: int, monitor: Monitor, worlds: int = 1):
+def _demos(mode: str, demos: str | Path | Sequence[str | Path] | None, n_demos: int, demo_seed: int,
+           monitor: Monitor, worlds: int = 1) -> tuple[list[Trajectory], str]:
     """The trajectories and where they came from: ``demos`` (one file or several), else ``n_demos`` oracle
     trajectories split evenly over ``worlds`` worlds seeded ``demo_seed``, ``demo_seed + 1``, … (each world:
     ``reset(seed)`` once, then plain resets), every world's share cached in ``demos/``."""
-    from core.tasks.spf.demos import load_demonstrations
-
     if demos is not None:
         files = [demos] if isinstance(demos, (str, Path)) else list(demos)
         trajs = []
@@ -69,10 +66,7 @@ def _demos(mode: str, demos, n_demos: int, demo_seed: int, monitor: Monitor, wor
     return trajs, ", ".join(sources)
 
 
-def _world_demos(mode: str, n_demos: int, demo_seed: int, monitor: Monitor):
-    from core.tasks.spf.demos import collect_oracle, load_demonstrations, save_demonstrations
-    from core.tasks.spf.settings import load_spf_mode
-
+def _world_demos(mode: str, n_demos: int, demo_seed: int, monitor: Monitor) -> tuple[list[Trajectory], str]:
     name = load_spf_mode(mode, "train").name
     path = Path("demos") / f"spf_{name}_oracle_{n_demos}_seed{demo_seed}.npz"
     if path.is_file():
@@ -112,76 +106,48 @@ def sampling_weights(actions: np.ndarray, counts: np.ndarray, balance: str) -> n
     elif balance == "sqrt":
         w = counts / np.sqrt(freq[actions])
     else:
-        raise ValueError(f"balance must be none, sqrt or full, got {balance!r}")
+        raise ValueError(f"balance must be one of {', '.join(BALANCES)}, got {balance!r}")
     return w / w.sum()
 
 
-def train_bc(algo: str, mode: str, out, *, steps: int | None = None, seed: int = 0, monitor: Monitor | None = None,
-             demos=None, n_demos: int = 200, demo_seed: int = 0, demo_worlds: int = 1, batch: int = 128,
-             lr: float | None = None, balance: str = "full", eval_every: int | None = None, val_episodes: int = 20,
-             test: bool = True, tensorboard: bool = True, threads: int | None = None, augment: str = "none",
-             augment_fraction: float = 0.5, lr_schedule: str = "constant", nlm_residual: bool = False,
-             nlm_hidden: int | None = None) -> dict:
+def train_bc(config: BCConfig, out: str | Path, monitor: Monitor | None = None) -> dict:
+    """Train ``config`` into the run folder ``out`` (the best checkpoint on validation is kept there); returns the
+    run's final ``config.yaml`` document."""
     import torch
     import torch.nn.functional as F
 
     from core.tasks.spf.networks import build_policy_net
-    from core.tasks.spf.env import SPFEnv
 
-    if augment not in AUGMENT:
-        raise ValueError(f"augment must be one of {', '.join(AUGMENT)}, got {augment!r}")
-    if lr_schedule not in LR_SCHEDULES:
-        raise ValueError(f"lr_schedule must be one of {', '.join(LR_SCHEDULES)}, got {lr_schedule!r}")
+    c = config
     monitor = monitor or Monitor()
     out = Path(out)
-    steps = int(steps or DEFAULT_STEPS[algo])
-    lr = float(lr if lr is not None else BC_LR[algo])
-    device = torch_setup(seed, threads)
-    env = SPFEnv(mode, "train")
+    steps = c.steps
+    device = torch_setup(c.seed, c.threads)
+    env = SPFEnv(c.mode, "train")
     t0 = time.perf_counter()
-    trajs, demo_source = _demos(mode, demos, n_demos, demo_seed, monitor, demo_worlds)
+    trajs, demo_source = _demos(c.mode, c.demos, c.n_demos, c.demo_seed, monitor, c.demo_worlds)
     if trajs and trajs[0].observations.shape[1] != env.layout.size:
-        from core.base.errors import PolicyError
-
         raise PolicyError(f"the demonstrations have {trajs[0].observations.shape[1]} observation values, mode "
                           f"{env.spf.name} has {env.layout.size}", demo_source)
     obs, act, counts = demonstration_rows(trajs)
-    p = sampling_weights(act, counts, balance)
+    p = sampling_weights(act, counts, c.balance)
     base = env.unwrapped
-    arch = default_architecture(algo, base.spf.name, base.layout.size, [[n, o, a] for n, (o, a) in
-                                                                        base.layout.blocks.items()], base.fov)
-    if nlm_residual or nlm_hidden is not None:
-        if arch["extractor"] != "nlm":
-            raise ValueError(f"nlm_residual and nlm_hidden need an NLM learner, not {algo}")
-        if nlm_residual:
-            arch["nlm"] = {**arch["nlm"], "residual": True}
-        if nlm_hidden is not None:
-            if nlm_hidden < 0:
-                raise ValueError(f"nlm_hidden must be >= 0, got {nlm_hidden}")
-            arch["nlm"] = {**arch["nlm"], "hidden_dims": [int(nlm_hidden)] if nlm_hidden else []}
-    net = build_policy_net(arch).to(device)
-    opt = torch.optim.Adam(net.parameters(), lr=lr)
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda k: lr_factor(lr_schedule, k, steps))
     freq = np.bincount(act, weights=counts, minlength=4).astype(int).tolist()
-    config = base_config(algo, env, arch, {
-        "steps": steps, "unit": "gradient steps", "seed": seed, "batch": batch, "lr": lr, "lr_schedule": lr_schedule,
-        "optimiser": "Adam",
-        "loss": "cross-entropy on the oracle action", "balance": balance, "device": device,
-        "demonstrations": {"source": demo_source, "trajectories": len(trajs),
-                           "worlds": demo_worlds if demos is None else None, "samples": int(counts.sum()),
+    labels = {"augment": {"labels": "oracle on the augmented view"}} if c.augment != "none" else {}
+    config_doc = run_config(c, env, {
+        "unit": "gradient steps", "optimiser": "Adam", "loss": "cross-entropy on the oracle action",
+        "device": device,
+        "demonstrations": {"source": demo_source, "trajectories": len(trajs), "samples": int(counts.sum()),
                            "unique_rows": int(len(act)), "action_counts": freq},
-        "augment": ({"kind": augment, "fraction": augment_fraction, "labels": "oracle on the augmented view"}
-                    if augment != "none" else {"kind": "none"}),
-        "val_episodes": val_episodes, "collect_seconds": round(time.perf_counter() - t0, 1)})
-    keeper = BestKeeper(out, config, mode, val_episodes, monitor)
-    writer = _tb_writer(out, tensorboard)
-    eval_every = int(eval_every or max(1, steps // 5))
-    rng = np.random.default_rng(seed)
-    augmenter = None
-    if augment == "views":
-        from core.tasks.spf.learning.augment import ViewAugmenter
-
-        augmenter = ViewAugmenter(base, augment_fraction)
+        **labels, "collect_seconds": round(time.perf_counter() - t0, 1)})
+    net = build_policy_net(config_doc["architecture"]).to(device)
+    opt = torch.optim.Adam(net.parameters(), lr=c.lr)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda k: lr_factor(c.lr_schedule, k, steps))
+    keeper = BestKeeper(out, config_doc, c.mode, c.val_episodes, monitor)
+    writer = _tb_writer(out, c.tensorboard)
+    eval_every = c.eval_every
+    rng = np.random.default_rng(c.seed)
+    augmenter = ViewAugmenter(base, c.augment_fraction) if c.augment == "views" else None
     X = torch.from_numpy(obs).to(device)
     Y = torch.from_numpy(act).to(device)
     t_train = time.perf_counter()
@@ -191,7 +157,7 @@ def train_bc(algo: str, mode: str, out, *, steps: int | None = None, seed: int =
         if monitor.cancelled:
             cancelled = True
             break
-        idx = rng.choice(len(act), size=batch, p=p)
+        idx = rng.choice(len(act), size=c.batch, p=p)
         if augmenter is None:
             xb, yb = X[idx], Y[idx]
         else:
@@ -218,12 +184,12 @@ def train_bc(algo: str, mode: str, out, *, steps: int | None = None, seed: int =
                     writer.add_scalar(f"val/{k}", val[k], step)
                 writer.add_scalar("train/accuracy", acc, step)
                 writer.add_scalar("train/balanced_accuracy", bal, step)
-    config["training"]["train_seconds"] = round(time.perf_counter() - t_train, 1)
+    config_doc["training"]["train_seconds"] = round(time.perf_counter() - t_train, 1)
     if keeper.best is None:  # cancelled before the first validation: keep what there is
         keeper.check(net, step)
     if writer:
         writer.close()
-    return finish_run(out, config, time.perf_counter() - t0, cancelled, test, monitor)
+    return finish_run(out, config_doc, time.perf_counter() - t0, cancelled, c.test, monitor)
 
 
 def training_accuracy(net, X, act: np.ndarray, counts: np.ndarray) -> tuple[float, float]:

@@ -1,22 +1,22 @@
-"""Pieces both learners share: torch set-up, the run's config skeleton, best-checkpoint bookkeeping, the test
-evaluation at the end of a run."""
+"""Pieces both learners share: torch set-up, best-checkpoint bookkeeping, the test evaluation at the end of a
+run."""
 from __future__ import annotations
 
+import copy
 import os
-import platform
 import time
 from pathlib import Path
 
 from core.tasks.spf.learning.monitor import Monitor, validate
-from core.tasks.spf.learning.run import FORMAT, VERSION, TrainedPolicy, env_layout, save_run, write_config
+from core.tasks.spf.learning.run import TrainedPolicy, load_run, save_run, write_config
 
-__all__ = ["torch_setup", "base_config", "BestKeeper", "finish_run"]
+__all__ = ["torch_setup", "BestKeeper", "finish_run"]
 
 
 def torch_setup(seed: int, threads: int | None = None) -> str:
     """Seed torch and pick the device (CUDA when present). On the CPU one intra-op thread is the default: the
-    networks are small and a second thread only contends with the simulator (measured several times slower on a
-    loaded 2-core box)."""
+    networks are small and a second thread only contends with the simulator (several times slower on a loaded
+    2-core box)."""
     import torch
 
     torch.manual_seed(seed)
@@ -24,15 +24,6 @@ def torch_setup(seed: int, threads: int | None = None) -> str:
         return "cuda"
     torch.set_num_threads(int(threads or os.environ.get("LOGICITY_TORCH_THREADS", 1)))
     return "cpu"
-
-
-def base_config(algo: str, env, arch: dict, training: dict) -> dict:
-    base = env.unwrapped
-    return {"format": FORMAT, "version": VERSION, "algo": algo, "mode": base.spf.name,
-            "observation": {"size": int(base.layout.size), "entities": int(base.fov), "layout": env_layout(base)},
-            "architecture": arch,
-            "training": {**training, "machine": f"{platform.machine()} {os.cpu_count()} CPUs"},
-            "metrics": {"history": []}}
 
 
 class BestKeeper:
@@ -48,8 +39,6 @@ class BestKeeper:
         self.t0 = time.perf_counter()
 
     def check(self, net, step: int, extra: dict | None = None) -> dict:
-        import copy
-
         snapshot = copy.deepcopy(net).cpu().eval()
         pol = TrainedPolicy(snapshot, self.config, self.out)
         val = validate(pol, self.mode, self.val_episodes)
@@ -72,8 +61,6 @@ class BestKeeper:
 
 def finish_run(out: Path, config: dict, wall: float, cancelled: bool, test: bool, monitor: Monitor) -> dict:
     """Record the wall time; evaluate the kept (best) checkpoint on the test split unless cancelled or disabled."""
-    from core.tasks.spf.learning.run import load_run
-
     config["training"]["wall_seconds"] = round(wall, 1)
     config["training"]["cancelled"] = bool(cancelled)
     write_config(out, config)

@@ -9,6 +9,9 @@ from __future__ import annotations
 import time
 from typing import Callable
 
+from core.tasks.spf.evaluate import evaluate
+from core.tasks.spf.policy import Policy
+
 __all__ = ["Monitor", "CallbackMonitor", "validate"]
 
 
@@ -53,11 +56,9 @@ class CallbackMonitor(Monitor):
             self._message(text)
 
 
-def validate(policy, mode: str, episodes: int, split: str = "val") -> dict:
-    """TSR / DSR / Score of ``policy`` on the first ``episodes`` episodes of the mode's ``split`` set, with the
-    fixed test reward (the same code as ``spf eval``)."""
-    from core.tasks.spf.evaluate import evaluate
-
+def validate(policy: Policy, mode: str, episodes: int, split: str = "val") -> dict:
+    """TSR / DSR / Score of ``policy`` on the first ``episodes`` episodes of the mode's ``split`` set (0: all of
+    them), with the fixed test reward (the same code as ``spf eval``)."""
     t = time.perf_counter()
     rep = evaluate(mode, policy, split, episodes=list(range(episodes)) if episodes else None)
     d = rep.to_dict()

@@ -11,6 +11,10 @@ from typing import Callable
 import numpy as np
 
 from core.base.codes import ACTION_NAMES
+from core.tasks.spf.env import SPFEnv
+from core.tasks.spf.evaluate import EpisodeResult, episode_result
+from core.tasks.spf.learning.run import env_layout
+from core.tasks.spf.policy import Policy, call_policy
 
 __all__ = ["ModelStep", "ModelEpisode", "run_model_episode", "observation_facts"]
 
@@ -42,7 +46,7 @@ class ModelEpisode:
     steps: list[ModelStep] = field(default_factory=list)
     success: bool = False
     fail: bool = False
-    result: object = None          # EpisodeResult (TSR / DSR inputs, score)
+    result: EpisodeResult | None = None   # TSR / DSR inputs, score
 
     def disagreement_steps(self) -> list[int]:
         return [s.step for s in self.steps if s.disagrees]
@@ -69,21 +73,18 @@ def observation_facts(obs: np.ndarray, layout: list, names: list[str], n: int) -
     return tuple(out)
 
 
-def run_model_episode(policy, mode: str, split: str, k: int,
+def run_model_episode(policy: Policy, mode: str, split: str, k: int,
                       cancelled: Callable[[], bool] | None = None) -> ModelEpisode:
-    """Let ``policy`` (a :class:`~core.tasks.spf.learning.run.TrainedPolicy`) drive episode ``k`` of the mode's
-    ``split`` set under the evaluation rules (2 × oracle steps, evaluation horizon), recording every step."""
-    from core.tasks.spf.env import SPFEnv
-    from core.tasks.spf.evaluate import call_policy, episode_result
-    from core.tasks.spf.learning.run import env_layout
-
+    """Let ``policy`` (usually a trained run, :class:`~core.tasks.spf.learning.run.TrainedPolicy`) drive episode
+    ``k`` of the mode's ``split`` set under the evaluation rules (2 × oracle steps, evaluation horizon), recording
+    every step."""
     env = SPFEnv(mode, split)
     if env.split_settings.eval_horizon is not None:
         env.max_horizon = env.split_settings.eval_horizon
     layout = env_layout(env)
     obs, info = env.reset(options={"episode": k})
     max_steps = 2 * int(env.episodes.state(k).label["oracle_step"])
-    ep = ModelEpisode(env.spf.name, split, k, getattr(policy, "__name__", "policy"))
+    ep = ModelEpisode(env.spf.name, split, k, policy.name)
     actions, oracle, rewards = [], [], []
     done = False
     t = 0
@@ -94,13 +95,14 @@ def run_model_episode(policy, mode: str, split: str, k: int,
         o_star = int(env.oracle_action())
         names = env.view_entities
         a = call_policy(policy, obs, env, f"at step {t} of {env.spf.name}/{split} episode {k}")
-        scores = tuple(float(x) for x in policy.scores(obs)) if hasattr(policy, "scores") else ()
-        probs = policy.probabilities(obs) if hasattr(policy, "probabilities") else None
+        scores = policy.scores(obs)
+        probs = policy.probabilities(obs)
         facts = observation_facts(obs, layout, names, env.fov)
-        pos = tuple(int(x) for x in env.sim.positions[env.ego]) if hasattr(env.sim, "positions") else None
+        pos = tuple(int(x) for x in env.sim.positions[env.ego])
         obs, r, term, trunc, info = env.step(a)
         viol = tuple(f"{v.get('rule', '?')}: {v.get('text') or v.get('clause', '')}" for v in info["violations"])
-        ep.steps.append(ModelStep(t, a, o_star, scores, None if probs is None else tuple(float(p) for p in probs),
+        ep.steps.append(ModelStep(t, a, o_star, () if scores is None else tuple(float(x) for x in scores),
+                                  None if probs is None else tuple(float(p) for p in probs),
                                   tuple(names), facts, float(r), viol, pos))
         actions.append(a)
         oracle.append(o_star)

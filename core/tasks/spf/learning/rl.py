@@ -16,30 +16,14 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 
-from core.tasks.spf.learning.common import BestKeeper, base_config, finish_run, torch_setup
+from core.tasks.spf.env import SPFEnv
+from core.tasks.spf.learning.common import BestKeeper, finish_run, torch_setup
+from core.tasks.spf.learning.config import RLConfig
+from core.tasks.spf.learning.config_yaml import run_config
 from core.tasks.spf.learning.monitor import Monitor
-from core.tasks.spf.learning.run import env_layout
-from core.tasks.spf.learning.settings import DEFAULT_STEPS, TRAINING_REWARDS, TrainingReward, default_architecture
+from core.tasks.spf.learning.settings import TrainingReward
 
-__all__ = ["train_rl", "TrainingRewardWrapper", "export_policy", "HYPERPARAMETERS", "N_ENVS"]
-
-HYPERPARAMETERS = {
-    "dqn": {"learning_rate": 5e-4, "buffer_size": 50_000, "learning_starts": 1000, "batch_size": 64,
-            "train_freq": 1, "gradient_steps": 1, "target_update_interval": 1000, "exploration_fraction": 0.2,
-            "exploration_final_eps": 0.05, "gamma": 0.99},
-    # NLM-DQN: one gradient step of batch 128 per 8 environment steps (8 envs, train_freq 1) — the reference's SB3
-    # ratio (2 envs, train_freq 4, batch 128); the NLM's forward/backward, not the simulator, is its cost. lr 5e-3:
-    # at 1e-3 the NLM's sigmoid layers stay near-constant for hundreds of Adam steps (as in NLM-BC, docs/spf.md)
-    "nlm-dqn": {"learning_rate": 5e-3, "buffer_size": 50_000, "learning_starts": 1000, "batch_size": 128,
-                "train_freq": 1, "gradient_steps": 1, "target_update_interval": 1000, "exploration_fraction": 0.2,
-                "exploration_final_eps": 0.05, "gamma": 0.99},
-    "ppo": {"learning_rate": 3e-4, "n_steps": 128, "batch_size": 128, "n_epochs": 4, "gamma": 0.99,
-            "ent_coef": 0.01},
-    "a2c": {"learning_rate": 7e-4, "n_steps": 8, "gamma": 0.99, "ent_coef": 0.01},
-}
-
-#: vectorised training envs per algorithm (``--n-envs`` overrides)
-N_ENVS = {"dqn": 4, "ppo": 4, "a2c": 4, "nlm-dqn": 8}
+__all__ = ["train_rl", "TrainingRewardWrapper", "export_policy"]
 
 
 class TrainingRewardWrapper(gym.Wrapper):
@@ -108,32 +92,27 @@ def export_policy(model, algo: str, arch: dict):
     return net.eval()
 
 
-def train_rl(algo: str, mode: str, out, *, steps: int | None = None, seed: int = 0, monitor: Monitor | None = None,
-             n_envs: int | None = None, eval_every: int | None = None, val_episodes: int = 20,
-             reward: TrainingReward | None = None, test: bool = True, tensorboard: bool = True,
-             threads: int | None = None, hyper: dict | None = None) -> dict:
+def train_rl(config: RLConfig, out: str | Path, monitor: Monitor | None = None) -> dict:
+    """Train ``config`` into the run folder ``out`` (the best checkpoint on validation is kept there); returns the
+    run's final ``config.yaml`` document."""
     import torch
     from stable_baselines3 import A2C, DQN, PPO
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
-    from core.tasks.spf.env import SPFEnv
-
+    c = config
+    algo, mode, steps, seed, n_envs, reward = c.algo, c.mode, c.steps, c.seed, c.n_envs, c.reward
     monitor = monitor or Monitor()
     out = Path(out)
-    steps = int(steps or DEFAULT_STEPS[algo])
-    device = torch_setup(seed, threads)
-    reward = reward or TRAINING_REWARDS[algo]
-    n_envs = int(n_envs or N_ENVS[algo])
+    device = torch_setup(seed, c.threads)
     t0 = time.perf_counter()
     probe = SPFEnv(mode, "train")
-    base = probe.unwrapped
-    arch = default_architecture(algo, base.spf.name, base.layout.size, env_layout(base), base.fov)
+    arch = c.architecture(probe)
     venv = VecMonitor(DummyVecEnv([lambda: TrainingRewardWrapper(SPFEnv(mode, "train"), reward)
                                    for _ in range(n_envs)]))
     venv.seed(seed)
-    hp = {**HYPERPARAMETERS[algo], **(hyper or {})}
-    tb = str(out / "tb") if tensorboard and _has_tensorboard() else None
+    hp = dict(c.hyperparameters)
+    tb = str(out / "tb") if c.tensorboard and _has_tensorboard() else None
     if algo == "dqn":
         model = DQN("MlpPolicy", venv, policy_kwargs={"net_arch": arch["hidden"]}, seed=seed, device=device,
                     tensorboard_log=tb, verbose=0, **hp)
@@ -148,13 +127,11 @@ def train_rl(algo: str, mode: str, out, *, steps: int | None = None, seed: int =
         model = cls("MlpPolicy", venv, policy_kwargs={"net_arch": {"pi": arch["hidden"], "vf": arch["hidden"]},
                                                       "activation_fn": torch.nn.Tanh},
                     seed=seed, device=device, tensorboard_log=tb, verbose=0, **hp)
-    config = base_config(algo, probe, arch, {
-        "steps": steps, "unit": "environment steps", "seed": seed, "library": "stable-baselines3 "
-        + _sb3_version(), "n_envs": n_envs, "vec_env": "DummyVecEnv", "device": device,
-        "reward": {"training": reward.to_dict(), "test": "the environment's fixed reward (docs/spf.md)"},
-        "hyperparameters": hp, "val_episodes": val_episodes})
-    keeper = BestKeeper(out, config, mode, val_episodes, monitor)
-    eval_every = int(eval_every or max(n_envs, steps // 10))
+    config_doc = run_config(c, probe, {
+        "unit": "environment steps", "library": "stable-baselines3 " + _sb3_version(), "vec_env": "DummyVecEnv",
+        "device": device, "reward": {"test": "the environment's fixed reward (docs/spf.md)"}})
+    keeper = BestKeeper(out, config_doc, mode, c.val_episodes, monitor)
+    eval_every = c.eval_every
 
     class Callback(BaseCallback):
         def __init__(self):
@@ -190,15 +167,15 @@ def train_rl(algo: str, mode: str, out, *, steps: int | None = None, seed: int =
     cb = Callback()
     t_train = time.perf_counter()
     model.learn(total_timesteps=steps, callback=cb, progress_bar=False)
-    config["training"]["train_seconds"] = round(time.perf_counter() - t_train, 1)
-    config["training"]["env_steps_per_second"] = round(model.num_timesteps / max(1e-9, time.perf_counter()
+    config_doc["training"]["train_seconds"] = round(time.perf_counter() - t_train, 1)
+    config_doc["training"]["env_steps_per_second"] = round(model.num_timesteps / max(1e-9, time.perf_counter()
                                                                                     - t_train), 1)
     if keeper.best is None or (not cb.cancelled and keeper.best_step != model.num_timesteps
                                and model.num_timesteps % eval_every):
         keeper.check(export_policy(model, algo, arch), model.num_timesteps,
                      {"train_reward": round(float(np.mean(cb.returns[-50:])), 4) if cb.returns else None})
     venv.close()
-    return finish_run(out, config, time.perf_counter() - t0, cb.cancelled, test, monitor)
+    return finish_run(out, config_doc, time.perf_counter() - t0, cb.cancelled, c.test, monitor)
 
 
 def _has_tensorboard() -> bool:

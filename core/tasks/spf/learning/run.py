@@ -9,7 +9,7 @@ numbers.
     mode: easy
     observation: {size: 85, entities: 5, layout: [[IsPedestrian, 0, 1], ...]}   # predicate, offset, arity
     architecture: {extractor: nlm, hidden: [], scores: logits, ...}
-    training: {steps, seed, reward (training-reward settings), hyper-parameters, wall_seconds, best_step, ...}
+    training: {steps, seed, ... (the settings: core/tasks/spf/learning/config.py), wall_seconds, best_step, ...}
     metrics: {val: {TSR, DSR, Score, ...}, test: {...}, history: [[step, val TSR, val Score, mean reward], ...]}
 
 :func:`load_run` refuses a run whose mode or observation layout differs from the environment it should drive,
@@ -23,9 +23,12 @@ from typing import Any
 import numpy as np
 
 from core.base.errors import PolicyError
+from core.io.fileio import atomic_write_bytes, atomic_write_text
+from core.io.yamlio import LocatedDict, dump_yaml, load_yaml
+from core.tasks.spf.policy import ModelPolicy, checked_scores
 
-__all__ = ["FORMAT", "VERSION", "save_run", "read_config", "load_run", "TrainedPolicy", "env_layout",
-           "is_run_dir", "write_config"]
+__all__ = ["FORMAT", "VERSION", "MODEL_FILE", "CONFIG_FILE", "save_run", "read_config", "read_config_document",
+           "load_run", "check_compatible", "TrainedPolicy", "env_layout", "is_run_dir", "write_config"]
 
 FORMAT = "logicity-spf-policy"
 VERSION = 1
@@ -33,9 +36,9 @@ MODEL_FILE = "model.safetensors"
 CONFIG_FILE = "config.yaml"
 
 
-def env_layout(env) -> list[list]:
-    """The observation layout of an SPF env as ``[[predicate, offset, arity], ...]``."""
-    base = getattr(env, "unwrapped", env)
+def env_layout(env: Any) -> list[list]:
+    """The observation layout of an SPF env (or a wrapper of one) as ``[[predicate, offset, arity], ...]``."""
+    base = env.unwrapped
     return [[name, int(off), int(ar)] for name, (off, ar) in base.layout.blocks.items()]
 
 
@@ -45,9 +48,7 @@ def is_run_dir(path: str | Path) -> bool:
 
 
 def write_config(out: str | Path, config: dict) -> Path:
-    from core.io.fileio import atomic_write_text
-    from core.io.yamlio import dump_yaml
-
+    """Write ``config`` as the folder ``out``'s ``config.yaml`` (atomically)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     return atomic_write_text(out / CONFIG_FILE, dump_yaml(config))
@@ -56,8 +57,6 @@ def write_config(out: str | Path, config: dict) -> Path:
 def save_run(out: str | Path, net, config: dict) -> Path:
     """Write the network's weights (atomically) and the config into the folder ``out``."""
     from safetensors.torch import save
-
-    from core.io.fileio import atomic_write_bytes
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -68,9 +67,13 @@ def save_run(out: str | Path, net, config: dict) -> Path:
 
 
 def read_config(path: str | Path) -> dict:
-    """The run's config, checked for the fields a load needs (errors name the file)."""
-    from core.io.yamlio import load_yaml
+    """The run's config as plain data, checked for the fields a load needs (errors name the file)."""
+    return _plain(read_config_document(path))
 
+
+def read_config_document(path: str | Path) -> LocatedDict:
+    """The run's config as read (its keys keep their lines, for errors that point at one), checked for the fields
+    a load needs; ``path`` is the run folder or its ``config.yaml``."""
     p = Path(path)
     cfg_path = p / CONFIG_FILE if p.is_dir() else p
     if not cfg_path.is_file():
@@ -85,7 +88,7 @@ def read_config(path: str | Path) -> dict:
     for key in ("algo", "mode", "observation", "architecture"):
         if key not in cfg:
             raise PolicyError(f"config field {key!r} is missing", cfg_path)
-    return _plain(cfg)
+    return cfg
 
 
 def _plain(x: Any) -> Any:
@@ -96,9 +99,9 @@ def _plain(x: Any) -> Any:
     return x
 
 
-def check_compatible(cfg: dict, env, source: str | Path) -> None:
+def check_compatible(cfg: dict, env: Any, source: str | Path) -> None:
     """Refuse a run trained for another mode or observation layout than ``env``'s."""
-    base = getattr(env, "unwrapped", env)
+    base = env.unwrapped
     mode = base.spf.name
     if cfg["mode"] != mode:
         raise PolicyError(f"this policy was trained for SPF mode {cfg['mode']!r}, not {mode!r}: its observation "
@@ -112,10 +115,10 @@ def check_compatible(cfg: dict, env, source: str | Path) -> None:
                           f"(first difference, trained vs now: {diff}); retrain it for this layout", source)
 
 
-class TrainedPolicy:
-    """A run as an evaluation policy: ``policy(obs, env) -> action`` (argmax of the scores); ``scores(obs)`` gives
-    the 4 Q-values or logits, ``probabilities(obs)`` a softmax of logits (``None`` for Q-values). Scores are
-    memoised per observation (the network is deterministic and the same views recur most steps)."""
+class TrainedPolicy(ModelPolicy):
+    """A run as a policy: the action is the argmax of the scores; ``scores(obs)`` gives the 4 Q-values or logits,
+    ``probabilities(obs)`` a softmax of logits (``None`` for Q-values). Scores are memoised per observation (the
+    network is deterministic and the same views recur most steps)."""
 
     MEMO_LIMIT = 100_000
 
@@ -125,12 +128,10 @@ class TrainedPolicy:
         self.source = str(source)
         self.algo = config["algo"]
         self.mode = config["mode"]
+        self.layout = [list(x) for x in config["observation"].get("layout", [])]
+        self.name = f"{self.algo} ({Path(self.source).name})"
         self.kind = config["architecture"].get("scores", "logits")
         self._memo: dict[bytes, np.ndarray] = {}
-
-    @property
-    def __name__(self) -> str:  # how the evaluation table names it
-        return f"{self.algo} ({Path(self.source).name})"
 
     def scores(self, obs: np.ndarray) -> np.ndarray:
         import torch
@@ -153,9 +154,7 @@ class TrainedPolicy:
         e = np.exp(s - s.max())
         return e / e.sum()
 
-    def __call__(self, obs: np.ndarray, env=None) -> int:
-        from core.tasks.spf.evaluate import checked_scores
-
+    def __call__(self, obs: np.ndarray, env: Any | None = None) -> int:
         return int(np.argmax(checked_scores(self.scores(obs))))
 
 

@@ -13,7 +13,9 @@ from pathlib import Path
 
 import numpy as np
 
-from core.tasks.spf.learning.run import CONFIG_FILE, MODEL_FILE, read_config, write_config
+from core.tasks.spf.evaluate import evaluate
+from core.tasks.spf.learning.monitor import validate
+from core.tasks.spf.learning.run import CONFIG_FILE, MODEL_FILE, load_run, read_config, write_config
 
 __all__ = ["RunResult", "collect_results", "format_results", "random_scores"]
 
@@ -35,9 +37,6 @@ class RunResult:
 
 def collect_results(runs: list[str | Path], evaluate_missing: bool = True, progress=None) -> list[RunResult]:
     """Test figures of each run (from its config; a run without them is evaluated once and the figures stored)."""
-    from core.tasks.spf.learning.monitor import validate
-    from core.tasks.spf.learning.run import load_run
-
     out = []
     for r in runs:
         cfg = read_config(r)
@@ -81,8 +80,6 @@ def _run_state(run: str | Path) -> tuple:
 
 def random_scores(modes: list[str]) -> dict[str, tuple[float, float, float]]:
     """(TSR, DSR, Score) of the random policy (seed 0) on each mode's test set."""
-    from core.tasks.spf.evaluate import evaluate
-
     res = {}
     for m in modes:
         rep = evaluate(m, "random", "test", seed=0)

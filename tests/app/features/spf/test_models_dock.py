@@ -19,16 +19,16 @@ pytestmark = pytest.mark.gui
 def run_dir(tmp_path):
     import torch
 
-    from core.tasks.spf.networks import build_policy_net
     from core.tasks.spf.env import SPFEnv
-    from core.tasks.spf.learning.common import base_config
-    from core.tasks.spf.learning.run import env_layout, save_run
-    from core.tasks.spf.learning.settings import default_architecture
+    from core.tasks.spf.learning.config import BCConfig
+    from core.tasks.spf.learning.config_yaml import run_config
+    from core.tasks.spf.learning.run import save_run
+    from core.tasks.spf.networks import build_policy_net
 
     torch.manual_seed(0)
     env = SPFEnv("easy", "train")
-    arch = default_architecture("mlp-bc", "easy", env.layout.size, env_layout(env), env.fov)
-    return save_run(tmp_path / "run", build_policy_net(arch), base_config("mlp-bc", env, arch, {"seed": 4}))
+    doc = run_config(BCConfig(algo="mlp-bc", mode="easy", seed=4), env, {})
+    return save_run(tmp_path / "run", build_policy_net(doc["architecture"]), doc)
 
 
 def test_load_a_model_drive_an_episode_and_step_through_it(qtbot, tmp_path, run_dir):

@@ -1,4 +1,4 @@
-"""Mode and SPF configuration errors that crashed or lost their location (issue 10 items 7, 9): file names longer
+"""Mode and SPF configuration errors that could crash or lose their location: file names longer
 than the file system allows (OSError), ``eval_actions: [[Stop]]`` (TypeError), a split the mode lacks (no file
 name), and a policy array name of thousands of digits (ValueError) are located LogiCityErrors."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 
 from core.base.errors import ConfigError, PolicyError
 from core.sim.config import load_mode
-from core.tasks.spf.evaluate import load_policy
+from core.tasks.spf.policy_files import load_policy
 from core.tasks.spf.settings import load_spf_mode, mode_path
 from tests.support.paths import ROOT
 

@@ -1,4 +1,4 @@
-"""Policy files (``core.tasks.spf.evaluate.load_policy``): every format is checked on load and on every action.
+"""Policy files (``core.tasks.spf.policy_files.load_policy``): every format is checked on load and on every action.
 
 Bad ``.py`` files, weight files (``.npz``/``.safetensors`` MLPs: shapes, missing biases, layer gaps, NaN) and
 TorchScript (never a pickle) are refused with a PolicyError naming the file; a bad action or non-finite action
@@ -11,7 +11,9 @@ import pytest
 
 from core.base.errors import LogiCityError, PolicyError
 from core.tasks.spf.env import SPFEnv
-from core.tasks.spf.evaluate import check_action, evaluate, load_policy
+from core.tasks.spf.evaluate import evaluate
+from core.tasks.spf.policy import FunctionPolicy, check_action
+from core.tasks.spf.policy_files import load_policy
 from tests.support.cli import run_main
 from tests.support.paths import ROOT
 
@@ -188,11 +190,12 @@ def test_exception_inside_the_policy_is_reported(tmp_path):
 
 
 def test_accepted_action_types():
-    assert check_action(np.int64(2), "p") == 2 and check_action(np.array([3]), "p") == 3
-    assert check_action(np.array(1, np.int32), "p") == 1 and check_action(0, "p") == 0
+    p = FunctionPolicy(lambda obs, env: 0, "p")
+    assert check_action(np.int64(2), p) == 2 and check_action(np.array([3]), p) == 3
+    assert check_action(np.array(1, np.int32), p) == 1 and check_action(0, p) == 0
     for bad in (4, np.float32(1), np.array([1, 2]), np.bool_(True), "1"):
-        with pytest.raises(PolicyError):
-            check_action(bad, "p")
+        with pytest.raises(PolicyError, match="policy p returned"):
+            check_action(bad, p)
 
 
 def test_policy_errors_are_logicity_errors():

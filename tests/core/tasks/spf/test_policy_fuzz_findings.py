@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from core.base.errors import PolicyError
-from core.tasks.spf.evaluate import load_policy
+from core.tasks.spf.policy_files import load_policy
 
 
 def _npz(members: dict[str, bytes]) -> bytes:
@@ -27,8 +27,8 @@ def _npy(arr: np.ndarray) -> bytes:
 
 
 def test_a_member_that_is_no_npy_array_is_refused(tmp_path):
-    """numpy hands back a member without the .npy magic as raw bytes; the MLP check used to call .dtype on them
-    (AttributeError)."""
+    """numpy hands back a member without the .npy magic as raw bytes: the MLP check must not take them for an array
+    (calling .dtype on bytes is an AttributeError)."""
     p = tmp_path / "policy.npz"
     p.write_bytes(_npz({"W0.npy": b"not an array", "b0.npy": _npy(np.zeros(4, np.float32))}))
     with pytest.raises(PolicyError, match=r"member 'W0' of the archive is not a \.npy array") as ei:

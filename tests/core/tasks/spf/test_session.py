@@ -6,19 +6,19 @@ import pytest
 
 from core.tasks.spf.env import SPFEnv
 from core.tasks.spf.evaluate import run_episode
+from core.tasks.spf.policy import FunctionPolicy
 from core.tasks.spf.session import PlaySession
 
 
 def replay(actions):
     it = iter(actions)
-    return lambda obs, env: next(it)
+    return FunctionPolicy(lambda obs, env: next(it), "replay")
 
 
 def test_session_and_evaluation_score_the_same_run_identically():
     """Easy val episode 1: Stop until step 170, the oracle until step 210, Stop until step 327, then the oracle;
-    the goal is reached on step 354 = max_steps, so the step-limit -3 applies to both (it used to be skipped by
-    the session: -4.0 vs -7.0). (Schedule re-chosen when pedestrians moved to pyastar2d's routes and the episode
-    sets were regenerated; the edge case tested is the same.)"""
+    the goal is reached on step 354 = max_steps, so the step-limit -3 applies to both (the session must not skip
+    it when the last step reaches the goal: -7.0, not -4.0)."""
     s = PlaySession("easy", "val")
     s.start(1)
     for until, driver in ((170, "stop"), (210, "oracle"), (327, "stop"), (None, "oracle")):

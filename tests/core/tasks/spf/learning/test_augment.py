@@ -90,9 +90,9 @@ def test_augmented_batches_carry_the_oracle_labels(easy):
 
 
 def test_nlm_bc_default_settings_learn_both_actions(easy, tmp_path):
-    """Regression: with the old default (Adam 1e-3) the NLM's four sigmoid layers stayed nearly constant for
-    hundreds of steps and the run kept a policy that stops on every view but the plainest — balanced training
-    accuracy ~0.5-0.85, the same policy for every seed. The default learning rate must fit both of easy's actions."""
+    """At Adam 1e-3 the NLM's four sigmoid layers stay nearly constant for hundreds of steps and a run keeps a
+    policy that stops on every view but the plainest (balanced training accuracy ~0.5-0.85, the same policy for
+    every seed). The default learning rate must fit both of easy's actions."""
     from core.tasks.spf.demos import collect_oracle, save_demonstrations
     from core.tasks.spf.learning import train
     from core.tasks.spf.learning.run import load_run

@@ -55,7 +55,7 @@ def test_reinforcement_learning_beats_random(algo, tmp_path):
     # -10 makes it learn caution within the budget (the training-reward setting is what the test varies)
     reward = TrainingReward(violation=-10.0) if algo == "a2c" else None
     cfg = train(algo, "easy", tmp_path / algo, steps=steps, seed=0, n_envs=2, eval_every=steps, val_episodes=4,
-                test=False, tensorboard=False, hyper={"learning_starts": 200} if "dqn" in algo else None,
+                test=False, tensorboard=False, hyperparameters={"learning_starts": 200} if "dqn" in algo else None,
                 reward=reward)
     assert cfg["training"]["reward"]["training"]["violation"] is not None
     assert [h["step"] for h in cfg["metrics"]["history"]][0] >= steps

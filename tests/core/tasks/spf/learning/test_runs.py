@@ -12,17 +12,19 @@ from core.base.errors import PolicyError  # noqa: E402
 
 def _arch(algo: str, mode: str = "easy"):
     from core.tasks.spf.env import SPFEnv
-    from core.tasks.spf.learning.run import env_layout
-    from core.tasks.spf.learning.settings import default_architecture
+    from core.tasks.spf.learning.config import make_config
 
     env = SPFEnv(mode, "train")
-    return env, default_architecture(algo, env.spf.name, env.layout.size, env_layout(env), env.fov)
+    return env, make_config(algo, mode).architecture(env)
 
 
 def _config(env, algo, arch):
-    from core.tasks.spf.learning.common import base_config
+    from core.tasks.spf.learning.config import make_config
+    from core.tasks.spf.learning.config_yaml import run_config
 
-    return base_config(algo, env, arch, {"seed": 0})
+    doc = run_config(make_config(algo, env.spf.name), env, {})
+    assert doc["architecture"] == arch
+    return doc
 
 
 def _obs(n: int, size: int, seed: int = 0) -> np.ndarray:
@@ -175,13 +177,13 @@ def test_training_reward_replaces_only_the_penalties():
 
 
 def test_table_stores_the_test_figures_of_a_finished_run(tmp_path, monkeypatch):
-    import core.tasks.spf.learning.monitor as monitor
+    import core.tasks.spf.learning.table as table
     from core.tasks.spf.learning.run import read_config
     from core.tasks.spf.learning.table import collect_results
 
     run = _saved(tmp_path)
     figures = {"TSR": 0.5, "DSR": 0.25, "Score": -1.0, "episodes": 100}
-    monkeypatch.setattr(monitor, "validate", lambda *a, **k: dict(figures))
+    monkeypatch.setattr(table, "validate", lambda *a, **k: dict(figures))
     (res,) = collect_results([run])
     assert (res.tsr, res.dsr, res.score) == (0.5, 0.25, -1.0)
     assert read_config(run)["metrics"]["test"] == figures
@@ -190,7 +192,7 @@ def test_table_stores_the_test_figures_of_a_finished_run(tmp_path, monkeypatch):
 def test_table_leaves_a_run_that_is_still_training_as_it_is(tmp_path, monkeypatch):
     """`spf table` evaluated a run whose training was still going, then wrote the config it had read before: the
     run's last validation and its wall-clock time, written meanwhile, were lost."""
-    import core.tasks.spf.learning.monitor as monitor
+    import core.tasks.spf.learning.table as table
     from core.tasks.spf.learning.run import read_config, write_config
     from core.tasks.spf.learning.table import collect_results
 
@@ -203,7 +205,7 @@ def test_table_leaves_a_run_that_is_still_training_as_it_is(tmp_path, monkeypatc
         write_config(run, cfg)
         return {"TSR": 0.5, "DSR": 0.25, "Score": -1.0, "episodes": 100}
 
-    monkeypatch.setattr(monitor, "validate", training_goes_on)
+    monkeypatch.setattr(table, "validate", training_goes_on)
     messages: list[str] = []
     (res,) = collect_results([run], progress=messages.append)
     cfg = read_config(run)
