@@ -188,7 +188,7 @@ def coin_keys(pos, head, reach, reach2, is_car, c2, side):
 
 @njit(cache=True, nogil=True)
 def slice_bits(ent, pos, head, priority, is_car, unary, spec, ipar, fpar, reach2, coin_k, coin_v, coin_off, out):
-    """The compiled engine's one-variable slices (view_slices.GroundingSlices._sparse_var_slices) as bit rows: bit j of
+    """The compiled engine's one-variable slices (view_slices.ViewSlices._sparse_var_slices) as bit rows: bit j of
     ``out[s, e]`` (uint64 [≥S, E], K ≤ 64) is slot s's truth for entity j of view e. Slot s has kind
     ``spec[s, 0]`` (K_*), grounding ``spec[s, 1]`` (G_*), unary row / CollidingClose index ``spec[s, 2]``;
     ``ipar[s]`` = (lo2, hi2) integer squared-distance bounds, ``fpar[s]`` = cos²(angle). Pairs are (ego, V) for
