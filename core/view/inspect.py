@@ -29,9 +29,13 @@ from typing import Any, Mapping
 import numpy as np
 
 from core.base.codes import ACTION_NAMES, HEADING_NAMES, Kind
-from core.logic.lang.syntax import EGO
-from core.sim.episode import FIRED_FORCED
 from core.base.world import AgentTable, WorldSnapshot
+from core.logic.engines.decisions import make_firing
+from core.logic.grounding.grounder import Grounder
+from core.logic.lang.syntax import EGO
+from core.sim.compiled import CompiledProject, compiled_project
+from core.sim.episode import FIRED_FORCED
+from core.sim.rule_segments import clauses_for
 from core.view.colouring import NOT_DECIDED, detailed_type
 from core.view.overrides import active_intervention, overrides_at  # noqa: F401  (re-exported)
 
@@ -103,23 +107,20 @@ class Inspector:
 
     def __init__(self, config: Any) -> None:
         self.config = config
-        self._grounder = None
-        self._program = None
         self._views: OrderedDict[tuple, tuple[tuple[ViewRow, ...], Any]] = OrderedDict()   # view_rows
 
     @property
-    def program(self):
-        if self._program is None:
-            self._program = self.config.program
-        return self._program
+    def project(self) -> CompiledProject:
+        """The config's compiled project (core/sim/compiled.py), shared with the simulation and the map."""
+        return compiled_project(self.config)
 
     @property
-    def grounder(self):
-        if self._grounder is None:
-            from core.logic.grounding.grounder import Grounder
+    def program(self):
+        return self.project.program
 
-            self._grounder = Grounder(self.config.city, self.config.ontology)
-        return self._grounder
+    @property
+    def grounder(self) -> Grounder:
+        return self.project.grounder
 
     def _proven_coins(self, clause, agent: int, witness: np.ndarray, snap,
                       local: Mapping[int, int] | None = None) -> dict[tuple[str, int, int], bool]:
@@ -166,12 +167,8 @@ class Inspector:
                 explanation = f"{decided} — forced by {forced}; not derived by the rules"
             else:
                 derived = tuple(ACTION_NAMES[a] for a in range(4) if rec.holds[agent, a])
-                from core.sim.rule_segments import clauses_for   # the program that decided step d (rule branches)
-
-                clauses = clauses_for(episode.meta, self.program)
+                clauses = clauses_for(episode.meta, self.program)   # the program that decided step d (rule branches)
                 if 0 <= fired_clause < len(clauses):
-                    from core.logic.engines.decisions import make_firing
-
                     f = make_firing(clauses[fired_clause], agent, np.asarray(rec.witness[agent]), names)
                     fired_text = str(f)
                     witness = tuple((v, n) for v, _, n in f.binding)
