@@ -194,6 +194,7 @@ class Simulation:
             "agent_region": cfg.agent_region, "sampling": cfg.sampling, "rule_section": cfg.rule_section,
             "files": dict(cfg.files), "map_name": self.city.name,
             "clauses": clause_table(self.program),
+            "coin_predicates": [p.name for p in cfg.ontology.grounded if p.grounding == "colliding_close"],
             "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
             "config_texts": config_texts(cfg),
             "provenance": self._provenance(),   # which city and agents made it (core/sim/provenance.py)
@@ -344,7 +345,7 @@ class Simulation:
             fired, witness = explanation_arrays(decisions, decided, overrides, self._witness_vars())
             if self._fired_offset:
                 fired[fired >= 0] += self._fired_offset     # global clause ids (core/sim/rule_segments.py)
-            self.buffer.append_step(holds, decided, realised, fired, witness, reached)
+            self.buffer.append_step(holds, decided, realised, fired, witness, reached, grounding.coin_outcomes())
             self._record_state()
         dt = time.perf_counter() - t0
         self.step_seconds.append(dt)
