@@ -1,8 +1,8 @@
 """Compiled (numba) loops for the per-step work of large scenes: in-view domains, CollidingClose coin pairs, the
 compiled engine's one-variable truth slices and its one-variable clause bodies.
 
-Why: above :data:`core.logic.grounding.grounder.DENSE_PAIR_AGENTS` agents a step used to be about 150 numpy calls on
-[1000, K ≈ 15] arrays; their per-call overhead and intermediate arrays, not the element work, set the cost
+Why: above :data:`core.logic.grounding.grounder.DENSE_PAIR_AGENTS` agents the numpy path of a step is a long chain of
+calls on small [N, K] arrays; their per-call overhead and intermediate arrays, not the element work, set the cost
 (docs/performance.md). Each kernel here replaces one such chain by a single loop over the agents.
 
 Exactness: every kernel computes the same values as the numpy code it replaces (same integer thresholds, the

@@ -2,12 +2,12 @@
 
 Why: the studio lets the user go back to step k and continue from there ("branch", discarding the recorded
 future), and rolls a step that failed back to the last good state. Re-simulating k steps from the seed is O(k);
-instead the worker captures the simulator's mutable state (a few small arrays and the RNG state, microseconds)
+instead the worker captures the simulator's mutable state (a few small arrays and the RNG state: cheap)
 every ``every`` steps, restores the nearest one at or before step k and replays the few steps after it. Restoring
 and stepping again reproduces the original run exactly (a test checks it), so a branch only diverges where the
-user changes something (an action override, a new seed). A checkpoint costs about 3 KiB for 18 agents, as much
-as the recording of a step; one after every step was a third of the studio's memory per recorded step (see
-bench/gui.py), so the studio keeps one every few steps and replays at most ``every - 1`` steps on a seek.
+user changes something (an action override, a new seed). A checkpoint costs about as much memory as the recording
+of a step, so one after every step would be a large share of the studio's memory per recorded step (bench/gui.py
+measures it): the studio keeps one every few steps and replays at most ``every - 1`` steps on a seek.
 """
 from __future__ import annotations
 

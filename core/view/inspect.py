@@ -305,7 +305,7 @@ def view_world(grounder, snap, agent: int) -> tuple[WorldSnapshot, np.ndarray]:
     Why this is the same view: an agent's domain is the agents inside its box, itself first, the others in agent
     order; a unary predicate depends on its agent alone and a binary one on its pair alone (CollidingClose coins
     are drawn per pair), so grounding these agents as a world of their own gives the view's table — at the cost
-    of its size, not the city's (200 agents: every view of the city was grounded to show one)."""
+    of its size, not the city's."""
     pos = np.asarray(snap.positions, np.int64)
     head = np.asarray(snap.headings, np.int64)
     r0, r1, c0, c1 = (int(v) for v in grounder.fov_boxes(pos[agent:agent + 1], head[agent:agent + 1])[0])
