@@ -23,6 +23,8 @@ __all__ = ["Grounding", "PLACEHOLDER"]
 
 #: Name of padding entities in observations (the reference's ``Entity_PH_k``).
 PLACEHOLDER = "PH"
+_NO_PAIRS = np.zeros((0, 2), np.int64)
+_NO_PAIRS.setflags(write=False)
 
 
 class Grounding(Interpretation):
@@ -56,8 +58,12 @@ class Grounding(Interpretation):
         out = {}
         for name in self.tables.index.colliding_names:
             keys, vals = self.tables.coins.get(name, NO_COINS)
-            a, b = np.divmod(keys, n)
-            out[name] = (np.stack([a, b], axis=1), vals)
+            if not len(keys):   # most steps of most predicates: no coin (recorded every step, so kept cheap)
+                out[name] = (_NO_PAIRS, vals)
+                continue
+            pairs = np.empty((len(keys), 2), np.int64)
+            np.divmod(keys, n, out=(pairs[:, 0], pairs[:, 1]))
+            out[name] = (pairs, vals)
         return out
 
     # -- Interpretation: global values (the tables) ---------------------------------------------------------------
