@@ -120,8 +120,8 @@ class EpisodeView:
 
     def coins(self, k: int) -> CoinOutcomes | None:
         """The CollidingClose coins step k drew, as the engine saw them (after any forced outcome): per predicate
-        of ``meta["coin_predicates"]``, (agent pairs [K, 2], outcomes [K]) in draw order (views of the record: do not write to them); None
-        when step k's coins are not recorded."""
+        of ``meta["coin_predicates"]``, (agent pairs [K, 2], outcomes [K]) in draw order — views of the record,
+        not to be written to; None when step k's coins are not recorded."""
         k = self._check_step(k)
         if k < self.coins_from_step:
             return None

@@ -9,7 +9,8 @@ to all of them at once.
 
 Exactness: the result is :func:`~core.sim.movement.move_choice` agent by agent, including *which* agents draw
 from the random generator and how many choices each draw has; the draws themselves are made by the simulator in
-agent order, interleaved with new trips in the order one agent at a time would make them (tests/core/sim/test_move_arena.py compares both).
+agent order, interleaved with new trips in the order one agent at a time would make them
+(tests/core/sim/test_move_arena.py compares both).
 
 Columns: a move index of either kind maps to one column — car moves 0..11 (``(speed-1)*4 + heading``) and
 pedestrian moves 0..3 (heading) to the same number, Stop (car 12, pedestrian 4) to :data:`STOP_COL`. Both kinds'

@@ -8,8 +8,8 @@ allowed moves — comes from one ``numpy.random.Generator`` seeded once, so a se
 from __future__ import annotations
 
 import time
-from types import SimpleNamespace
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Callable, Mapping
 
 import numpy as np

@@ -11,6 +11,6 @@ from tests.support.logic import CAR, PED, R, ground
 
 def test_an_error_inside_the_view_slices_is_a_grounding_error():
     g = ground([(CAR, (10, 10), R, 1, []), (PED, (10, 12), R, 0, [])])
-    with pytest.raises(KeyError) as err:   # raised in core/logic/grounding/gather_plans.py (a module listed nowhere by name)
+    with pytest.raises(KeyError) as err:   # raised in core/logic/grounding/gather_plans.py, listed nowhere by name
         g.var_slices((("bxv", "NoSuchPredicate"),))
     assert failing_component(err.value) == "grounding"
