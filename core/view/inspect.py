@@ -52,6 +52,8 @@ RECORDED_NOTE = "from the recorded episode: the clause and witness the simulatio
 #: coins; none recorded (an episode file of the format before they were); no decision yet (state 0, nothing
 #: stepped), so no coin was drawn.
 COINS_RECORDED, COINS_NOT_RECORDED, COINS_NOT_DRAWN = "recorded", "not recorded", "not drawn yet"
+NO_COINS_NOTE = ("; CollidingClose coin flips were not recorded in this episode (an older file format), so the "
+                 "true-predicates table re-draws them")
 REGROUNDED_NOTES = {
     COINS_RECORDED: "re-grounded from the recorded state with the CollidingClose coin flips the simulation drew "
                     "at that step (recorded): the truth values the rule engine decided on",
@@ -111,7 +113,9 @@ class AgentReport:
 
     @property
     def recorded_note(self) -> str:
-        return RECORDED_NOTE
+        """Where the explanation comes from — and, for an episode without recorded coins, that the table's
+        CollidingClose flips are not the run's (said here too: the dock shows this note in its text)."""
+        return RECORDED_NOTE + (NO_COINS_NOTE if self.coins == COINS_NOT_RECORDED else "")
 
     @property
     def regrounded_note(self) -> str:

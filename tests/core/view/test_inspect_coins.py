@@ -80,6 +80,11 @@ def test_an_episode_without_recorded_coins_says_so():
     assert r.coins == COINS_NOT_RECORDED and r.view and r.view_error is None
     assert "does not record CollidingClose coin flips" in r.regrounded_note
     assert "re-drawn" in r.regrounded_note
+    assert "coin flips were not recorded in this episode" in r.recorded_note     # in the dock's text, not a tooltip
+    sim = Simulation(cfg, seed=0)
+    sim.run(5)
+    recorded = Inspector(cfg).report(sim.buffer, 2, 3)
+    assert recorded.coins == COINS_RECORDED and "coin" not in recorded.recorded_note
 
 
 def test_nothing_decided_yet_draws_from_the_seed():
