@@ -29,12 +29,13 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from core.base.codes import Action, Kind
+from core.base.codes import HEADING_NAMES, Action, Kind
 from core.analysis.scenes import agent_names, config_with_program, make_scene, stopped_steps
 from core.logic.engines.compiled import CompiledEngine
 from core.analysis.junction_states import DEFAULT_MARGIN, junction_states
 from core.logic.lang.program import Program
 from core.analysis.state_tables import AgentType, StateTables, agent_types, interpretation, state_tables
+from core.sim.scene_io import scene_to_data
 
 __all__ = ["DeadlockAgent", "Deadlock", "DeadlockSearch", "find_deadlocks", "MAX_DEADLOCK_AGENTS",
            "decided_stop"]
@@ -87,8 +88,6 @@ class Deadlock:
         return f"DEADLOCK of {len(self.agents)} agents: {who}"
 
     def to_dict(self) -> dict[str, Any]:
-        from core.sim.scene_io import scene_to_data
-
         return {"agents": [a.to_dict() for a in self.agents], "clauses": list(self.clauses),
                 "verified_steps": self.verified_steps, "scene": scene_to_data(self.scene)}
 
@@ -362,8 +361,6 @@ def _joint_stop(search: _Search, states: Sequence[int], types: Sequence[int]) ->
 
 def _report(config, program: Program, search: _Search, js, found, max_results: int, verify_steps: int):
     """Group found deadlocks by pattern (types and firing clauses), build and simulate one scene per pattern."""
-    from core.base.codes import HEADING_NAMES
-
     out: list[Deadlock] = []
     seen: set = set()
     rejected = 0

@@ -19,7 +19,9 @@ import numpy as np
 
 from core.base.codes import Kind
 from core.map.model import CityMap
+from core.map.sampling import StartGoalSampler
 from core.map.spec import Junction
+from core.map.walking import walk_path
 
 __all__ = ["AgentState", "JunctionStates", "junction_states", "pick_junction", "DEFAULT_MARGIN"]
 
@@ -79,9 +81,6 @@ def _spread(cells: np.ndarray, n: int) -> np.ndarray:
 def junction_states(city: CityMap, junction: int | None = None, margin: int = DEFAULT_MARGIN,
                     kinds: tuple[Kind, ...] = (Kind.CAR, Kind.PEDESTRIAN)) -> JunctionStates:
     """The reachable states of ``kinds`` inside the neighbourhood of a junction (see module doc)."""
-    from core.map.sampling import StartGoalSampler
-    from core.map.walking import walk_path
-
     ji = pick_junction(city, junction)
     j = city.junctions[ji]
     top, bottom, left, right = j.box

@@ -16,6 +16,7 @@ from core.base.codes import Action, Kind
 from core.analysis.junction_states import AgentState
 from core.logic.lang.program import Program, RuleFile
 from core.analysis.state_tables import AgentType
+from core.sim.scene import Scene, SceneAgent, build_simulation
 
 __all__ = ["config_with_program", "make_scene", "agent_names", "stopped_steps"]
 
@@ -33,8 +34,6 @@ def make_scene(states: Sequence[AgentState], types: Sequence[AgentType], idx: Se
                type_idx: Sequence[int] | None = None, coins: Mapping[tuple[str, int, int], bool] | None = None):
     """A :class:`core.sim.scene.Scene`: agent i on ``states[idx[i]]`` (cell, heading, its whole trip and the index
     on it) with type ``types[type_idx[i]]`` (default ``types[i]``); ``coins`` forces CollidingClose outcomes."""
-    from core.sim.scene import Scene, SceneAgent
-
     tys = [types[a] for a in type_idx] if type_idx is not None else list(types)
     agents = tuple(SceneAgent(t.kind, position=states[s].cell, goal=states[s].path[-1], path=states[s].path,
                               path_index=states[s].index, heading=states[s].heading, concepts=t.concepts,
@@ -54,8 +53,6 @@ def agent_names(kinds: Sequence[Kind]) -> list[str]:
 
 def stopped_steps(config, scene, steps: int, seed: int = 0) -> int:
     """How many of the first ``steps`` simulated steps of ``scene`` every agent decided Stop and nobody moved."""
-    from core.sim.scene import build_simulation
-
     sim = build_simulation(config, scene, seed=seed, record=False)
     start = sim.positions.copy()
     for k in range(steps):

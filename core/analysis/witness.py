@@ -32,6 +32,8 @@ from core.analysis.junction_states import DEFAULT_MARGIN, junction_states
 from core.logic.lang.program import Program
 from core.analysis.state_tables import AgentType, interpretation, semantic_truth, state_tables
 from core.logic.lang.syntax import EGO, Clause
+from core.sim.scene import build_simulation
+from core.sim.scene_io import scene_to_data
 
 __all__ = ["ConflictScene", "witness_scene", "firing_bindings"]
 
@@ -47,8 +49,6 @@ class ConflictScene:
     verified: bool                 # the simulator's own grounding derived both heads for the ego
 
     def to_dict(self) -> dict[str, Any]:
-        from core.sim.scene_io import scene_to_data
-
         return {"heads": list(self.heads), "agents": [dict(a) for a in self.agents],
                 "clauses": [{"label": lb, "line": ln} for lb, ln in self.clauses], "verified": self.verified,
                 "scene": scene_to_data(self.scene)}
@@ -215,8 +215,6 @@ def _decides(engine, onto, tables, types, chosen, heads, coins) -> bool:
 
 
 def _verify(config, program: Program, scene, heads) -> bool:
-    from core.sim.scene import build_simulation
-
     sim = build_simulation(config_with_program(config, program), scene, seed=0, record=False)
     _, d = sim.decide()
     return all(bool(d.holds[0, ACTION_NAMES.index(h)]) for h in heads)

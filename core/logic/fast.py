@@ -1,6 +1,6 @@
 """Whether the compiled kernels of :mod:`core.logic.kernels` (numba) are used, imported on first need.
 
-Why a switch: numba is an optional speed-up, not a requirement. Importing it costs about a second, so it is
+Why a switch: numba is an optional speed-up, not a requirement. Importing it is slow, so it is
 imported only when a large scene (more than ``DENSE_PAIR_AGENTS`` agents) is first grounded; when it cannot be
 imported (not installed, or a numpy it does not support) the numpy code runs instead, with the same results.
 ``LOGICITY_KERNELS=0`` in the environment turns the kernels off (e.g. to compare both paths); tests use

@@ -1,8 +1,8 @@
 """Compiled (numba) loops for the per-step work of large scenes: in-view domains, CollidingClose coin pairs, the
 compiled engine's one-variable truth slices and its one-variable clause bodies.
 
-Why: above :data:`core.logic.grounding.grounder.DENSE_PAIR_AGENTS` agents a step used to be about 150 numpy calls on
-[1000, K ≈ 15] arrays; their per-call overhead and intermediate arrays, not the element work, set the cost
+Why: above :data:`core.logic.grounding.grounder.DENSE_PAIR_AGENTS` agents the numpy path of a step is a long chain of
+calls on small [N, K] arrays; their per-call overhead and intermediate arrays, not the element work, set the cost
 (docs/performance.md). Each kernel here replaces one such chain by a single loop over the agents.
 
 Exactness: every kernel computes the same values as the numpy code it replaces (same integer thresholds, the
@@ -188,7 +188,7 @@ def coin_keys(pos, head, reach, reach2, is_car, c2, side):
 
 @njit(cache=True, nogil=True)
 def slice_bits(ent, pos, head, priority, is_car, unary, spec, ipar, fpar, reach2, coin_k, coin_v, coin_off, out):
-    """The compiled engine's one-variable slices (view_slices.GroundingSlices._sparse_var_slices) as bit rows: bit j of
+    """The compiled engine's one-variable slices (view_slices.ViewSlices._sparse_var_slices) as bit rows: bit j of
     ``out[s, e]`` (uint64 [≥S, E], K ≤ 64) is slot s's truth for entity j of view e. Slot s has kind
     ``spec[s, 0]`` (K_*), grounding ``spec[s, 1]`` (G_*), unary row / CollidingClose index ``spec[s, 2]``;
     ``ipar[s]`` = (lo2, hi2) integer squared-distance bounds, ``fpar[s]`` = cos²(angle). Pairs are (ego, V) for

@@ -11,10 +11,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from core.agents.io import load_agent_set
 from core.agents.spec import AgentSet
 from core.base.errors import ConfigError
-from core.map.model import CityMap
 from core.io.yamlio import LocatedDict, expect, load_yaml, reject_unknown_keys
+from core.logic.lang.ontology import load_ontology
+from core.logic.lang.program import load_rules
+from core.map.io import load_map
+from core.map.model import CityMap
 
 EngineName = Literal["compiled", "z3"]
 ENGINES: tuple[str, ...] = ("compiled", "z3")
@@ -72,11 +76,6 @@ def load_mode(path: str | Path, *, agents_split: str | None = None, engine: str 
     ``agents_split`` selects ``agents_<split>`` (train/val/test) when the mode lists per-split agent sets
     (SPF modes); the plain ``agents`` key is used otherwise.
     """
-    from core.agents.io import load_agent_set
-    from core.logic.lang.ontology import load_ontology
-    from core.logic.lang.program import load_rules
-    from core.map.io import load_map
-
     path = Path(path)
     d = load_yaml(path)
     if not isinstance(d, dict):

@@ -9,15 +9,13 @@ from __future__ import annotations
 
 from types import TracebackType
 
+#: package -> component, for frames in any module of the package
+PACKAGE_COMPONENTS: dict[str, str] = {
+    "core.logic.grounding": "grounding",
+}
+
 #: module -> component, for frames inside the component's own code
 MODULE_COMPONENTS: dict[str, str] = {
-    "core.logic.grounding.grounder": "grounding",
-    "core.logic.grounding.field_of_view": "grounding",
-    "core.logic.grounding.coins": "grounding",
-    "core.logic.grounding.pair_geometry": "grounding",
-    "core.logic.grounding.predicate_tables": "grounding",
-    "core.logic.grounding.view_slices": "grounding",
-    "core.logic.grounding.spatial": "grounding",
     "core.logic.lang.registry": "grounding",
     "core.logic.lang.ontology": "grounding",
     "core.logic.engines.compiled": "rule engine",
@@ -67,6 +65,9 @@ def failing_component(exc: BaseException) -> str:
     for module, func in reversed(frames):   # innermost first
         if module in MODULE_COMPONENTS:
             return MODULE_COMPONENTS[module]
+        package = module.rpartition(".")[0]
+        if package in PACKAGE_COMPONENTS:
+            return PACKAGE_COMPONENTS[package]
         if module == SIMULATION_MODULE and func in SIMULATION_FUNCTIONS:
             return SIMULATION_FUNCTIONS[func]
     # not raised inside a known module: name the function the simulation called last

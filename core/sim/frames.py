@@ -14,7 +14,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from core.base.world import AgentTable
-from core.sim.episode import STATE_FIELDS, STEP_FIELDS, EpisodeBuffer, EpisodeView
+from core.sim.episode import STATE_FIELDS, STEP_FIELDS, CoinOutcomes, EpisodeBuffer, EpisodeView
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
@@ -23,12 +23,19 @@ def _frozen(a: np.ndarray) -> np.ndarray:
     return a
 
 
+def _frozen_coins(coins: CoinOutcomes | None) -> CoinOutcomes | None:
+    if coins is None:
+        return None
+    return {name: (_frozen(pairs), _frozen(outcomes)) for name, (pairs, outcomes) in coins.items()}
+
+
 @dataclass(frozen=True)
 class StepFrame:
     """What one step appended: new plans, the step record (None for the initial state) and the new state.
 
     ``state_index`` is the index of the appended state (0 for the initial frame). ``agents`` is the (immutable)
-    agent table of that state. ``seconds`` is the simulation time of the step.
+    agent table of that state. ``seconds`` is the simulation time of the step. ``coins`` are the step's recorded
+    CollidingClose coins (:meth:`EpisodeView.coins <core.sim.episode.EpisodeView.coins>`; None: not recorded).
     """
 
     state_index: int
@@ -37,6 +44,7 @@ class StepFrame:
     state: Mapping[str, np.ndarray]
     agents: AgentTable
     seconds: float = 0.0
+    coins: CoinOutcomes | None = None
 
     @property
     def positions(self) -> np.ndarray:
@@ -65,10 +73,11 @@ class FrameTap:
                       for p in range(self.plans_sent, len(pagent)))
         self.plans_sent = len(pagent)
         state = {f: _frozen(buf.array(f)[k]) for f in STATE_FIELDS}
-        step = None
+        step = coins = None
         if k > 0:
             step = {f: _frozen(buf.array(f)[k - 1]) for f in STEP_FIELDS}
-        return StepFrame(k, plans, step, state, agents, float(seconds))
+            coins = _frozen_coins(buf.coins(k - 1))
+        return StepFrame(k, plans, step, state, agents, float(seconds), coins)
 
     def initial(self, agents: AgentTable) -> StepFrame:
         self.plans_sent = 0
@@ -84,7 +93,8 @@ def apply_frame(target: EpisodeBuffer, frame: StepFrame) -> None:
         target.add_plan(agent, cells)
     if frame.step is not None:
         s = frame.step
-        target.append_step(s["holds"], s["decided"], s["realised"], s["fired"], s["witness"], s["reached"])
+        target.append_step(s["holds"], s["decided"], s["realised"], s["fired"], s["witness"], s["reached"],
+                           frame.coins)
     st = frame.state
     target.append_state(st["positions"], st["headings"], st["goals"], st["path_index"], st["plan_id"],
                         frame.agents)
@@ -106,7 +116,7 @@ def copy_episode(view: EpisodeView, meta: Mapping[str, Any] | None = None) -> Ep
             order += 1
         if k > 0:
             r = view.step_record(k - 1)
-            buf.append_step(r.holds, r.decided, r.realised, r.fired, r.witness, r.reached)
+            buf.append_step(r.holds, r.decided, r.realised, r.fired, r.witness, r.reached, view.coins(k - 1))
         buf.append_state(view.array("positions")[k], view.array("headings")[k], view.array("goals")[k],
                          view.array("path_index")[k], view.array("plan_id")[k], view.agents_at(k))
     return buf

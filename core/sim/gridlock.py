@@ -42,10 +42,10 @@ import numpy as np
 
 from core.base.codes import ACTION_INDEX
 
-#: K: how many steps every agent of a gridlock must have stood still before it is flagged. Measured on the default
-#: city (seeds 0-8, 3,000 steps each; docs/gridlock.md): 144 mutual waits resolved themselves (a CollidingClose coin
-#: flip let one agent go), all but one within 38 steps; 7 never did. K = 40 flags the 7 (2 s after they form at 20
-#: steps/s) and one that lasted 81 steps, and none of the short waits at busy intersections.
+#: K: how many steps every agent of a gridlock must have stood still before it is flagged. On the default city
+#: (docs/gridlock.md has the counts) the mutual waits that resolve themselves (a CollidingClose coin flip lets one
+#: agent go) all but once do so within 38 steps: K = 40 flags the waits that never resolve, and none of the short
+#: waits at busy intersections.
 DEFAULT_STILL_STEPS = 40
 #: the detector keeps its state every this many steps (rewinding replays at most this many steps)
 CHECKPOINT_EVERY = 128

@@ -1,15 +1,16 @@
 """Every agent's global-move table in one array, so that a step chooses all agents' moves with a few array
 operations instead of a Python loop over agents.
 
-Why: the per-agent loop (look up the path's global moves, combine them with the rule decision, decode the move)
-cost a few microseconds per agent — about a third of a 1000-agent step. Here a trip's
+Why: a per-agent loop (look up the path's global moves, combine them with the rule decision, decode the move)
+would be a large part of a step of a thousand agents. Here a trip's
 :func:`~core.sim.movement.path_move_table` is written once into a shared arena (rows = path cells, columns =
 move indices), and a step gathers one row per agent and applies :func:`~core.sim.movement.move_choice`'s rule
 to all of them at once.
 
 Exactness: the result is :func:`~core.sim.movement.move_choice` agent by agent, including *which* agents draw
 from the random generator and how many choices each draw has; the draws themselves are made by the simulator in
-agent order, interleaved with new trips exactly as before (tests/core/sim/test_move_arena.py compares both).
+agent order, interleaved with new trips in the order one agent at a time would make them
+(tests/core/sim/test_move_arena.py compares both).
 
 Columns: a move index of either kind maps to one column — car moves 0..11 (``(speed-1)*4 + heading``) and
 pedestrian moves 0..3 (heading) to the same number, Stop (car 12, pedestrian 4) to :data:`STOP_COL`. Both kinds'
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.base.codes import Action, Kind
+from core.logic.fast import kernels as fast_kernels
 from core.sim.movement import CAR_STOP, LOCAL_TABLE, MOVE_DECODE, PED_STOP, path_move_table
 
 #: above this many moving agents the compiled kernel (core/logic/kernels.py) chooses the moves when numba is
@@ -143,7 +145,6 @@ class MoveArena:
         m = len(agents)
         kern = None
         if m > KERNEL_AGENTS:   # small scenes never import numba nor compile the kernels
-            from core.logic.fast import kernels as fast_kernels
             kern = fast_kernels()
         if kern is not None:
             col, row, draw, pool, npool = kern.choose_moves(self.moves, self.start, path_index, agents, codes,

@@ -8,7 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from core.agents.io import dumps_agent_set, loads_agent_set
 from core.base.errors import EpisodeFileError, LogiCityError
+from core.logic.lang.ontology import loads_ontology
+from core.logic.lang.program import parse_rules
+from core.map.io import dumps_map, loads_map
 from core.sim.config import SimConfig
 
 ROLES = ("map", "agents", "ontology", "rules")
@@ -16,9 +20,6 @@ ROLES = ("map", "agents", "ontology", "rules")
 
 def config_texts(cfg: SimConfig) -> dict[str, str]:
     """The four config texts of ``cfg``: the files' own text when loaded from files, else serialised."""
-    from core.agents.io import dumps_agent_set
-    from core.map.io import dumps_map
-
     out: dict[str, str] = {}
     for role in ROLES:
         path = cfg.files.get(role)
@@ -41,11 +42,6 @@ def config_texts(cfg: SimConfig) -> dict[str, str]:
 
 def config_from_episode(meta: dict[str, Any], source: str | Path | None = None) -> SimConfig:
     """Parse the embedded texts of an episode's metadata back into a :class:`SimConfig`."""
-    from core.agents.io import loads_agent_set
-    from core.logic.lang.ontology import loads_ontology
-    from core.logic.lang.program import parse_rules
-    from core.map.io import loads_map
-
     texts = meta.get("config_texts") or {}
     missing = [r for r in ROLES if not isinstance(texts.get(r), str)]
     if missing:

@@ -23,6 +23,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Mapping
 
+from core.base.errors import LogiCityError
+from core.logic.lang.ontology import loads_ontology
+from core.logic.lang.program import parse_program
+
 __all__ = ["SEGMENTS_KEY", "RuleSegment", "segment_entry", "segments", "schedule", "clauses_for", "offset_at",
            "program_texts", "check"]
 
@@ -72,9 +76,6 @@ def segments(meta: Mapping[str, Any]) -> list[dict]:
 
 @lru_cache(maxsize=16)
 def _parse(rules: str, ontology: str) -> Any:
-    from core.logic.lang.ontology import loads_ontology
-    from core.logic.lang.program import parse_program
-
     return parse_program(rules, loads_ontology(ontology, "<recorded ontology>"), "<recorded rules>")
 
 
@@ -111,8 +112,6 @@ def clauses_for(meta: Mapping[str, Any], program: Any) -> tuple:
 def check(meta: Mapping[str, Any]) -> str | None:
     """Why the meta's segments cannot be used (a text that does not parse, clause counts that do not match the
     table), or None."""
-    from core.base.errors import LogiCityError
-
     for i, e in enumerate(segments(meta)):
         try:
             program = _parse(e["rules"], e["ontology"])

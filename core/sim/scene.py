@@ -31,8 +31,8 @@ import numpy as np
 
 from core.agents.spec import AgentSet, AgentSpec
 from core.base.codes import HEADING_NAMES, Kind
-from core.logic.grounding.grounder import Grounder
 from core.base.world import KNOWN_CONCEPTS, AgentTable, WorldSnapshot
+from core.sim.compiled import compiled_project
 from core.sim.scene_check import SceneError, agent_label, check_coins, parse_kind, resolve_identity, resolve_trip
 from core.sim.simulation import Simulation
 
@@ -353,7 +353,7 @@ def scene_problems(config, scene: Scene) -> list[SceneError]:
         table = AgentSet(tuple(specs)).table()  # type: ignore[arg-type]
         heads = [t.heading if t is not None else int(a.heading) for t, a in zip(trips, scene.agents)]
         snap = WorldSnapshot(0, table, np.array(cells, np.int32).reshape(-1, 2), np.array(heads, np.int8))
-        note(None, check_coins, scene.coins, Grounder(config.city, config.ontology), snap, config.ontology)
+        note(None, check_coins, scene.coins, compiled_project(config).grounder, snap, config.ontology)
     return problems
 
 

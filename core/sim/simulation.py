@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Callable, Mapping
 
 import numpy as np
@@ -16,12 +17,17 @@ import numpy as np
 from core.base.codes import Action, Kind
 from core.base.errors import ConfigError
 from core.base.world import AgentTable, WorldSnapshot
+from core.logic.grounding.grounder import Grounder
+from core.map.sampling import StartGoalSampler
+from core.map.walking import walk_path
+from core.sim.compiled import compiled_project, make_engine
 from core.sim.config import SimConfig
 from core.sim.episode import FIRED_FORCED, EpisodeBuffer
 from core.sim.move_arena import HEADING_OF, REALISED_OF, STOP_COL, MoveArena
 from core.sim.movement import CAR_STOP, DECIDED_TABLE, LOCAL_TABLE, PED_STOP, move_choice
 from core.sim.provenance import city_hash, table_agents_hash
 from core.sim.replay import config_texts
+from core.sim.scene_check import SceneError, resolve_trip
 
 #: Steps an agent waits on its goal before starting a new trip (reference REACH_GOAL_WAITING;
 #: docs/reference.md#goal-arrival-and-new-trips).
@@ -45,26 +51,11 @@ class StepOutcome:
     seconds: float
 
 
-def make_engine(name: str, program):
-    """Instantiate the rule engine by name ('compiled' or 'z3')."""
-    from core.logic.engines.compiled import CompiledEngine
-    from core.logic.engines.z3engine import Z3Engine
-
-    if name == "compiled":
-        return CompiledEngine(program)
-    if name == "z3":
-        return Z3Engine(program)
-    raise ConfigError(f"unknown engine {name!r} (expected 'compiled' or 'z3')")
-
-
 class Simulation:
     """A running city. Not thread-safe: drive one instance from one thread (the studio uses a worker)."""
 
     def __init__(self, config: SimConfig, seed: int = 0, *, record: bool = True, engine: str | None = None,
                  view_limits: Mapping[int, int] | None = None) -> None:
-        from core.logic.grounding.grounder import Grounder
-        from core.map.sampling import StartGoalSampler
-
         self.config = config
         self.seed = int(seed)
         self.rng = np.random.default_rng(self.seed)
@@ -73,10 +64,13 @@ class Simulation:
         self.kinds = [Kind(int(k)) for k in self.agents.kinds]
         self._is_car = np.array([k == Kind.CAR for k in self.kinds], bool)  # kinds never change
         self._is_car_i = self._is_car.astype(np.intp)
-        self.program = config.program
+        project = compiled_project(config)   # shared with the inspector, scenes and other runs of this config
+        self.program = project.program
         self.engine_name = engine or config.engine
-        self.engine = make_engine(self.engine_name, self.program)
-        self.grounder = Grounder(self.city, config.ontology)
+        self.engine = project.engine(self.engine_name)
+        self.grounder: Grounder = project.grounder
+        #: grounders of the ontologies the rule schedule has used, by ontology identity
+        self._grounders: dict[int, Grounder] = {id(project.ontology): project.grounder}
         self.sampler = StartGoalSampler(self.city, config.agent_region, variant=config.sampling)
         self.view_limits = dict(view_limits or {})
         #: CollidingClose outcomes fixed for one state (core.sim.scene.ForcedCoins, set by apply_scene); None: all
@@ -176,10 +170,6 @@ class Simulation:
         """The first trip of an agent whose start and/or goal the agent set fixes: the cells are checked against
         the city (inside the map, on the agent's network, a route exists) and a bad one is a ConfigError naming
         the agent; an open one is drawn like any other."""
-        from types import SimpleNamespace
-
-        from core.sim.scene_check import SceneError, resolve_trip
-
         fields = SimpleNamespace(name=self.agents.names[i], kind=self.kinds[i], position=start, goal=goal,
                                  path=None, path_index=None, heading=-1, waiting=False, wait=0, goals_reached=0)
         try:
@@ -204,6 +194,7 @@ class Simulation:
             "agent_region": cfg.agent_region, "sampling": cfg.sampling, "rule_section": cfg.rule_section,
             "files": dict(cfg.files), "map_name": self.city.name,
             "clauses": clause_table(self.program),
+            "coin_predicates": [p.name for p in cfg.ontology.grounded if p.grounding == "colliding_close"],
             "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
             "config_texts": config_texts(cfg),
             "provenance": self._provenance(),   # which city and agents made it (core/sim/provenance.py)
@@ -218,8 +209,6 @@ class Simulation:
     def _plan(self, i: int, start: np.ndarray, goal: np.ndarray) -> np.ndarray:
         if self.kinds[i] == Kind.CAR:
             return np.asarray(self.city.lane_graph.route(tuple(start), tuple(goal)), np.int32)
-        from core.map.walking import walk_path
-
         return np.asarray(walk_path(self.city, tuple(start), tuple(goal)), np.int32)
 
     def _new_trip(self, i: int, start: np.ndarray, first: bool = False) -> None:
@@ -296,19 +285,21 @@ class Simulation:
         seg = self.rule_schedule[max(starts)] if starts else None
         if seg is self._segment:
             return
-        from core.logic.grounding.grounder import Grounder
-
         self._segment = seg
-        program = seg.program if seg is not None else self.config.program
-        ontology = program.ontology if seg is not None else self.config.ontology
-        self.program = program
-        self.engine = (seg.engine(self.engine_name, make_engine) if seg is not None
-                       else make_engine(self.engine_name, program))
+        if seg is not None:
+            self.program = seg.program
+            self.engine = seg.engine(self.engine_name, make_engine)
+            ontology = seg.program.ontology
+        else:
+            project = compiled_project(self.config)
+            self.program = project.program
+            self.engine = project.engine(self.engine_name)
+            ontology = project.ontology
         if ontology is not self.grounder.ontology:
-            cache = self.__dict__.setdefault("_grounders", {id(self.grounder.ontology): self.grounder})
-            if id(ontology) not in cache:
-                cache[id(ontology)] = Grounder(self.city, ontology)
-            self.grounder = cache[id(ontology)]
+            grounder = self._grounders.get(id(ontology))
+            if grounder is None:   # the grounder keeps its ontology alive, so the id is never reused meanwhile
+                grounder = self._grounders[id(ontology)] = Grounder(self.city, ontology)
+            self.grounder = grounder
         self._fired_offset = seg.offset if seg is not None else 0
 
     def _record_state(self) -> None:
@@ -354,7 +345,7 @@ class Simulation:
             fired, witness = explanation_arrays(decisions, decided, overrides, self._witness_vars())
             if self._fired_offset:
                 fired[fired >= 0] += self._fired_offset     # global clause ids (core/sim/rule_segments.py)
-            self.buffer.append_step(holds, decided, realised, fired, witness, reached)
+            self.buffer.append_step(holds, decided, realised, fired, witness, reached, grounding.coin_outcomes())
             self._record_state()
         dt = time.perf_counter() - t0
         self.step_seconds.append(dt)

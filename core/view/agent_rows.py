@@ -84,8 +84,8 @@ def path_left(episode, k: int) -> np.ndarray:
 
 
 def agent_rows(episode, k: int) -> tuple[AgentRow, ...]:
-    """Every agent's row at state ``k`` (0..num_steps) of an episode view, in agent order (about 1 ms per 100
-    agents: the panel refreshes it while playing)."""
+    """Every agent's row at state ``k`` (0..num_steps) of an episode view, in agent order (column by column over
+    all agents: the panel refreshes it while playing)."""
     snap = episode.snapshot(k)
     static = _static_columns(snap.agents)
     n = len(static)

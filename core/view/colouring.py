@@ -14,6 +14,7 @@ import numpy as np
 
 from core.base.codes import ACTION_NAMES, GARAGE, GAS_STATION, HEADING_NAMES, HOUSE, OFFICE, STORE, Kind
 from core.map.model import CityMap
+from core.render.semantics import agent_semantic
 from core.sim.episode import FIRED_FORCED
 
 #: Colouring-only fired value: the agent's decision of the newest state is not made yet.
@@ -175,8 +176,6 @@ Scheme = Callable[[ColourContext], Colouring]
 
 def detailed_type(agents: AgentTable, i: int) -> str:
     """The agent's icon semantic: its first concept in the reference's icon order, else car/pedestrian."""
-    from core.render.semantics import agent_semantic
-
     return agent_semantic(int(agents.kinds[i]), agents.concept_names(i))
 
 

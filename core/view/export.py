@@ -12,6 +12,8 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
+from core.io.fileio import atomic_writer
+
 
 @dataclass(frozen=True)
 class StepRange:
@@ -103,8 +105,6 @@ class GifBuilder:
     def save(self, path: str | Path, cancelled: Callable[[], bool] | None = None) -> Path | None:
         """Encode and write atomically. ``cancelled()`` is asked once the (long) encoding is done, right before
         the file is committed: when it is true nothing is written (an existing file stays) and None is returned."""
-        from core.io.fileio import atomic_writer
-
         data = self.encode()
         if cancelled is not None and cancelled():
             return None

@@ -7,6 +7,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from core.logic.engines.decisions import make_firing
 from core.sim.gridlock import Gridlock, WaitLink, clause_label
 
 
@@ -47,8 +48,6 @@ def firing_text(link: WaitLink, names: Sequence[str], program: Any) -> str | Non
     clauses = getattr(program, "clauses", None)
     if not clauses or not 0 <= link.clause < len(clauses):
         return None
-    from core.logic.engines.decisions import make_firing
-
     clause = clauses[link.clause]
     witness = np.asarray(link.witness or (link.waits_on,), np.int64)
     return str(make_firing(clause, link.agent, witness[: len(clause.variables)], tuple(names)))

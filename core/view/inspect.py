@@ -14,11 +14,15 @@ Sources — the explanation is the one the simulation recorded, never re-derived
   rules derived (``holds``), the clause that fired for the decided action and its witness (``fired`` /
   ``witness``), whether the action was forced by an override (``fired`` = -2, or a user intervention in the
   episode's ``interventions``);
-* not recorded, so re-grounded from the recorded snapshot: the table of true predicates in the agent's field of
-  view — of that one view only (:meth:`Inspector.view_rows`: the agents inside its box, grounded as a world of their
-  own), not every agent's, so a report costs what it shows, not the size of the city. CollidingClose coin flips
-  are random and not recorded: the pairs named by the recorded firing's CollidingClose literals are set as that
-  firing proves they were (``Grounder.ground(forced_coins=)``), the others are re-drawn (``regrounded_note``).
+* grounded again from the recorded snapshot (the truth values are not recorded): the table of true predicates in
+  the agent's field of view — of that one view only (:meth:`Inspector.view_rows`: the agents inside its box,
+  grounded as a world of their own), not every agent's, so a report costs what it shows, not the size of the city.
+  Its CollidingClose coin flips are the ones the simulation drew at that step, recorded in the episode
+  (:meth:`EpisodeView.coins <core.sim.episode.EpisodeView.coins>`, set with ``Grounder.ground(forced_coins=)``), so
+  the table holds exactly the truth values the rule engine decided on; a coin is never drawn again. An episode of
+  the format before coins were recorded has none: there the pairs named by the recorded firing's CollidingClose
+  literals are set as that firing proves they were, the others are drawn from a fixed seed, and the report says
+  so (``coins``, ``regrounded_note``).
 """
 from __future__ import annotations
 
@@ -29,9 +33,13 @@ from typing import Any, Mapping
 import numpy as np
 
 from core.base.codes import ACTION_NAMES, HEADING_NAMES, Kind
-from core.logic.lang.syntax import EGO
-from core.sim.episode import FIRED_FORCED
 from core.base.world import AgentTable, WorldSnapshot
+from core.logic.engines.decisions import make_firing
+from core.logic.grounding.grounder import Grounder
+from core.logic.lang.syntax import EGO
+from core.sim.compiled import CompiledProject, compiled_project
+from core.sim.episode import FIRED_FORCED, CoinOutcomes
+from core.sim.rule_segments import clauses_for
 from core.view.colouring import NOT_DECIDED, detailed_type
 from core.view.overrides import active_intervention, overrides_at  # noqa: F401  (re-exported)
 
@@ -40,8 +48,21 @@ VIEW_CACHE_SIZE = 256
 
 #: Where each part of a report comes from, as the dock says it.
 RECORDED_NOTE = "from the recorded episode: the clause and witness the simulation used"
-REGROUNDED_NOTE = ("re-grounded from the recorded state (not recorded); CollidingClose coin flips are re-drawn, "
-                   "except the pairs the recorded clause names")
+#: Where the view table's CollidingClose coin flips come from (:attr:`AgentReport.coins`): the step's recorded
+#: coins; none recorded (an episode file of the format before they were); no decision yet (state 0, nothing
+#: stepped), so no coin was drawn.
+COINS_RECORDED, COINS_NOT_RECORDED, COINS_NOT_DRAWN = "recorded", "not recorded", "not drawn yet"
+NO_COINS_NOTE = ("; CollidingClose coin flips were not recorded in this episode (an older file format), so the "
+                 "true-predicates table re-draws them")
+REGROUNDED_NOTES = {
+    COINS_RECORDED: "re-grounded from the recorded state with the CollidingClose coin flips the simulation drew "
+                    "at that step (recorded): the truth values the rule engine decided on",
+    COINS_NOT_RECORDED: "re-grounded from the recorded state; this episode does not record CollidingClose coin "
+                        "flips (an episode file of an older format), so they are re-drawn, except the pairs the "
+                        "recorded clause names",
+    COINS_NOT_DRAWN: "grounded from the recorded state; nothing is decided yet, so no CollidingClose coin was "
+                     "drawn: they are drawn here from a fixed seed",
+}
 
 
 @dataclass(frozen=True)
@@ -76,11 +97,12 @@ class AgentReport:
     witness: tuple[tuple[str, str], ...]   # (variable, agent name) of the recorded firing
     forced: str | None            # who forced the action ("the user (override set at step 12)"), None: rules
     explanation: str | None       # the recorded explanation as text (None: nothing decided yet)
-    view: tuple[ViewRow, ...]     # re-grounded (see REGROUNDED_NOTE)
+    view: tuple[ViewRow, ...]     # re-grounded (see regrounded_note)
     actions: np.ndarray           # int8 [T] decided action per recorded step
     view_error: str | None = None  # why the view table could not be re-grounded
     pending: bool = False          # state ``step`` is the newest: its own decision is not known yet
     upcoming: str | None = None    # at the newest state: the action a user override will force when it steps
+    coins: str = COINS_RECORDED    # where the view table's CollidingClose coin flips come from (REGROUNDED_NOTES)
 
     @property
     def next_action(self) -> str:
@@ -91,11 +113,13 @@ class AgentReport:
 
     @property
     def recorded_note(self) -> str:
-        return RECORDED_NOTE
+        """Where the explanation comes from — and, for an episode without recorded coins, that the table's
+        CollidingClose flips are not the run's (said here too: the dock shows this note in its text)."""
+        return RECORDED_NOTE + (NO_COINS_NOTE if self.coins == COINS_NOT_RECORDED else "")
 
     @property
     def regrounded_note(self) -> str:
-        return REGROUNDED_NOTE
+        return REGROUNDED_NOTES[self.coins]
 
 
 class Inspector:
@@ -103,23 +127,20 @@ class Inspector:
 
     def __init__(self, config: Any) -> None:
         self.config = config
-        self._grounder = None
-        self._program = None
         self._views: OrderedDict[tuple, tuple[tuple[ViewRow, ...], Any]] = OrderedDict()   # view_rows
 
     @property
-    def program(self):
-        if self._program is None:
-            self._program = self.config.program
-        return self._program
+    def project(self) -> CompiledProject:
+        """The config's compiled project (core/sim/compiled.py), shared with the simulation and the map."""
+        return compiled_project(self.config)
 
     @property
-    def grounder(self):
-        if self._grounder is None:
-            from core.logic.grounding.grounder import Grounder
+    def program(self):
+        return self.project.program
 
-            self._grounder = Grounder(self.config.city, self.config.ontology)
-        return self._grounder
+    @property
+    def grounder(self) -> Grounder:
+        return self.project.grounder
 
     def _proven_coins(self, clause, agent: int, witness: np.ndarray, snap,
                       local: Mapping[int, int] | None = None) -> dict[tuple[str, int, int], bool]:
@@ -142,8 +163,9 @@ class Inspector:
         return out
 
     def report(self, episode, k: int, agent: int, *, recompute: bool = True, seed: int = 0) -> AgentReport:
-        """The report of ``agent`` at state ``k``. ``recompute`` re-grounds the view table (with a generator
-        seeded by ``seed`` for the coin flips); everything else is read from the episode."""
+        """The report of ``agent`` at state ``k``. ``recompute`` re-grounds the view table (with the step's
+        recorded coin flips; ``seed`` seeds the generator of those not recorded); everything else is read from the
+        episode."""
         snap = episode.snapshot(k)
         agents = snap.agents
         names = tuple(agents.names)
@@ -166,12 +188,8 @@ class Inspector:
                 explanation = f"{decided} — forced by {forced}; not derived by the rules"
             else:
                 derived = tuple(ACTION_NAMES[a] for a in range(4) if rec.holds[agent, a])
-                from core.sim.rule_segments import clauses_for   # the program that decided step d (rule branches)
-
-                clauses = clauses_for(episode.meta, self.program)
+                clauses = clauses_for(episode.meta, self.program)   # the program that decided step d (rule branches)
                 if 0 <= fired_clause < len(clauses):
-                    from core.logic.engines.decisions import make_firing
-
                     f = make_firing(clauses[fired_clause], agent, np.asarray(rec.witness[agent]), names)
                     fired_text = str(f)
                     witness = tuple((v, n) for v, _, n in f.binding)
@@ -188,10 +206,12 @@ class Inspector:
                     fired_text = explanation = f"{decided} (default: {why})"
         view: tuple[ViewRow, ...] = ()
         view_error = None
+        coins = episode.coins(d) if d is not None else None
+        source = COINS_NOT_DRAWN if d is None else COINS_RECORDED if coins is not None else COINS_NOT_RECORDED
         if recompute:
             try:
                 shown = snap if d in (None, k) else episode.snapshot(d)
-                view = self.view_rows(shown, agent, firing, seed)
+                view = self.view_rows(shown, agent, firing, seed, coins)
             except Exception as exc:  # never let a logic-core problem take the inspector down
                 view_error = f"could not re-ground the view: {type(exc).__name__}: {exc}"
         pos = snap.positions[agent]
@@ -205,31 +225,43 @@ class Inspector:
             goals_reached=reached, decision_step=d, decided=decided, realised=realised, derived=derived,
             fired=fired_text, fired_clause=fired_clause, witness=witness, forced=forced, explanation=explanation,
             view=view, actions=np.asarray(episode.array("decided")[:, agent], np.int8).copy(), view_error=view_error,
-            pending=k >= episode.num_steps, upcoming=self._upcoming(episode, k, agent))
+            pending=k >= episode.num_steps, upcoming=self._upcoming(episode, k, agent), coins=source)
 
-    def view_rows(self, snap, agent: int, firing=None, seed: int = 0) -> tuple[ViewRow, ...]:
-        """The true-predicates table of ``agent``'s view of ``snap``, re-grounded for that view only;
-        ``firing`` = (clause, agent, witness) of the recorded firing, whose proven coins are kept.
+    def view_rows(self, snap, agent: int, firing=None, seed: int = 0,
+                  coins: CoinOutcomes | None = None) -> tuple[ViewRow, ...]:
+        """The true-predicates table of ``agent``'s view of ``snap``, re-grounded for that view only. ``coins``: the
+        CollidingClose coins the simulation drew when it decided ``snap`` (:meth:`EpisodeView.coins
+        <core.sim.episode.EpisodeView.coins>`), every one of the view's set as recorded. Without them,
+        ``firing`` = (clause, agent, witness) of the recorded firing, whose proven coins are kept, and ``seed``
+        draws the rest.
 
         Kept for the last :data:`VIEW_CACHE_SIZE` views asked for (scrubbing back and forth shows the same states
         again), by what they are computed from — the state's agents, positions and headings, the agent, the
-        firing and the seed — so a branch, a new recording or an edited agent can never be served a stale table."""
-        key = _view_key(snap, agent, firing, seed)
+        coins, the firing and the seed — so a branch, a new recording or an edited agent can never be served a
+        stale table."""
+        key = _view_key(snap, agent, firing, seed, coins)
         hit = self._views.get(key)
         if hit is not None:
             self._views.move_to_end(key)
             return hit[0]
-        rows = self._view_rows(snap, agent, firing, seed)
+        rows = self._view_rows(snap, agent, firing, seed, coins)
         self._views[key] = (rows, firing)   # (the firing's clause is kept alive: the key holds its id)
         while len(self._views) > VIEW_CACHE_SIZE:
             self._views.popitem(last=False)
         return rows
 
-    def _view_rows(self, snap, agent: int, firing, seed: int) -> tuple[ViewRow, ...]:
+    def _view_rows(self, snap, agent: int, firing, seed: int, coins: CoinOutcomes | None) -> tuple[ViewRow, ...]:
         sub, members = view_world(self.grounder, snap, agent)
         local = {int(a): i for i, a in enumerate(members)}
-        proven = self._proven_coins(*firing, sub, local) if firing is not None else {}
-        g = self.grounder.ground(sub, np.random.default_rng(seed), forced_coins=proven or None)
+        if coins is not None:
+            forced = recorded_coins(coins, members, len(snap), self.grounder.index.colliding_names)
+        else:
+            forced = self._proven_coins(*firing, sub, local) if firing is not None else {}
+        g = self.grounder.ground(sub, np.random.default_rng(seed), forced_coins=forced or None)
+        if coins is not None and sum(len(keys) for keys, _ in g.coins.values()) != len(forced):
+            # every coin of the view is one of the step's (a coin depends on its pair alone); a coin drawn here
+            # that the step did not record means the recording was decided with another ontology
+            raise ValueError("the recorded CollidingClose coins do not match this project's ontology")
         return view_table(g, local[int(agent)], members)
 
     @staticmethod
@@ -240,14 +272,35 @@ class Inspector:
         return None if e is None else ACTION_NAMES[int(e["action"])]
 
 
-def _view_key(snap, agent: int, firing, seed: int) -> tuple:
+def _view_key(snap, agent: int, firing, seed: int, coins: CoinOutcomes | None) -> tuple:
     """What a view table is computed from (see :meth:`Inspector.view_rows`), as a hashable key."""
     a = snap.agents
     who = (a.names, np.asarray(a.kinds).tobytes(), np.asarray(a.priorities).tobytes(),
            tuple((c, np.asarray(v).tobytes()) for c, v in sorted(a.concepts.items())))
     fired = None if firing is None else (id(firing[0]), int(firing[1]), np.asarray(firing[2]).tobytes())
-    return (int(agent), int(seed), fired, np.asarray(snap.positions).tobytes(), np.asarray(snap.headings).tobytes(),
-            who)
+    drawn = None if coins is None else tuple((name, np.asarray(pairs).tobytes(), np.asarray(outcomes).tobytes())
+                                             for name, (pairs, outcomes) in coins.items())
+    return (int(agent), int(seed), fired, drawn, np.asarray(snap.positions).tobytes(),
+            np.asarray(snap.headings).tobytes(), who)
+
+
+def recorded_coins(coins: CoinOutcomes, members: np.ndarray, n: int, names: tuple[str, ...]
+                   ) -> dict[tuple[str, int, int], bool]:
+    """The recorded coins of a step between agents of ``members`` (global indices ascending, of ``n`` agents),
+    keyed by their indices in the world of those agents (:func:`view_world`), for ``Grounder.ground(forced_coins=)``;
+    only the CollidingClose predicates ``names`` of the grounder's ontology."""
+    at = np.full(n, -1, np.int64)
+    at[np.asarray(members, np.int64)] = np.arange(len(members))
+    out: dict[tuple[str, int, int], bool] = {}
+    for name in names:
+        pairs, outcomes = coins.get(name, (np.zeros((0, 2), np.int64), np.zeros(0, bool)))
+        if not len(outcomes):
+            continue
+        pairs = np.asarray(pairs, np.int64)
+        a, b = at[pairs[:, 0]], at[pairs[:, 1]]
+        keep = np.flatnonzero((a >= 0) & (b >= 0))
+        out.update(((name, int(a[i]), int(b[i])), bool(outcomes[i])) for i in keep.tolist())
+    return out
 
 
 def view_world(grounder, snap, agent: int) -> tuple[WorldSnapshot, np.ndarray]:
@@ -256,7 +309,7 @@ def view_world(grounder, snap, agent: int) -> tuple[WorldSnapshot, np.ndarray]:
     Why this is the same view: an agent's domain is the agents inside its box, itself first, the others in agent
     order; a unary predicate depends on its agent alone and a binary one on its pair alone (CollidingClose coins
     are drawn per pair), so grounding these agents as a world of their own gives the view's table — at the cost
-    of its size, not the city's (200 agents: every view of the city was grounded to show one)."""
+    of its size, not the city's."""
     pos = np.asarray(snap.positions, np.int64)
     head = np.asarray(snap.headings, np.int64)
     r0, r1, c0, c1 = (int(v) for v in grounder.fov_boxes(pos[agent:agent + 1], head[agent:agent + 1])[0])

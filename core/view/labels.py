@@ -47,7 +47,7 @@ def declutter(boxes: np.ndarray, order: Sequence[int]) -> list[int]:
     if not len(order):
         return []
     cell = max(float(np.max(arr[:, 2] - arr[:, 0])), float(np.max(arr[:, 3] - arr[:, 1])), 1.0)
-    rows = arr.tolist()                  # plain floats: numpy scalar access is ~10x slower in this loop
+    rows = arr.tolist()                  # plain floats: numpy scalar access is slow in this loop
     grid: dict[tuple[int, int], list[int]] = {}
     kept: list[int] = []
     for i in order:

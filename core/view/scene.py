@@ -137,7 +137,7 @@ def planned_paths(episode, k: int, agents: list[int]) -> PlannedPaths:
     off = np.asarray(episode.array("plan_offsets"), np.int64)
     starts = off[pid] + idx
     lens = np.maximum(off[pid + 1] - starts, 0)
-    # np.take, not fancy indexing: ~15x faster for rows of a 2-D array
+    # np.take, not fancy indexing: far faster for rows of a 2-D array
     cells = np.take(np.asarray(episode.array("plan_cells")), _ranges(starts, lens), axis=0).astype(np.int32)
     return PlannedPaths(sel, cells, np.cumsum(lens))
 

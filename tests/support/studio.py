@@ -34,6 +34,24 @@ def run_sim(config, seed: int = 0, steps: int = 20):
     return sim
 
 
+def record_groundings(config, seed: int, steps: int):
+    """(a simulation run ``steps`` steps, the grounding its engine decided each step on)."""
+    from core.sim.simulation import Simulation
+
+    sim = Simulation(config, seed=seed)
+    groundings = []
+    decide = sim.decide
+
+    def keep(snap=None):
+        g, d = decide(snap)
+        groundings.append(g)
+        return g, d
+
+    sim.decide = keep
+    sim.run(steps)
+    return sim, groundings
+
+
 def recorded_run(mode: str, steps: int, seed: int = 0, force=None):
     """(config, recording) of ``steps`` recorded steps of the bundled mode ``configs/modes/<mode>.yaml``;
     ``force(k)``: the actions forced at step ``k`` (``{agent: action}`` or None)."""
@@ -47,8 +65,10 @@ def recorded_run(mode: str, steps: int, seed: int = 0, force=None):
     return config, sim.buffer
 
 
-def assert_same_episode(a, b, upto: int | None = None):
-    """Every state/step array and every planned path of two episode buffers are equal (up to ``upto``)."""
+def assert_same_episode(a, b, upto: int | None = None, coins: bool = True):
+    """Every state/step array and every planned path of two episode buffers are equal (up to ``upto``), and so are
+    the recorded CollidingClose coins of every step (unless ``coins`` is False: one side is a file of the format
+    without them)."""
     from core.sim.episode import STATE_FIELDS, STEP_FIELDS
 
     for f in STATE_FIELDS + STEP_FIELDS:
@@ -61,6 +81,17 @@ def assert_same_episode(a, b, upto: int | None = None):
             pa, ia = a.plan(k, i)
             pb, ib = b.plan(k, i)
             assert ia == ib and np.array_equal(pa, pb)
+    if coins:
+        assert a.coins_from_step == b.coins_from_step
+        for k in range(a.num_steps if upto is None else min(upto, a.num_steps)):
+            ca, cb = a.coins(k), b.coins(k)
+            assert (ca is None) == (cb is None), k
+            if ca is not None:
+                drawn = {name for c in (ca, cb) for name, (_, v) in c.items() if len(v)}
+                for name in drawn:
+                    assert name in ca and name in cb, (k, name)
+                    assert np.array_equal(ca[name][0], cb[name][0]) and np.array_equal(ca[name][1], cb[name][1]), \
+                        (k, name)
 
 
 def save_default_project(root):

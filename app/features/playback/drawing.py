@@ -13,6 +13,7 @@ from typing import Any
 
 from PySide6 import QtCore, QtWidgets
 
+from core.sim.compiled import compiled_project
 from core.studio.session import Session
 from core.view.inspect import Inspector
 from core.view.scene import build_scene
@@ -233,11 +234,13 @@ class DrawController(QtCore.QObject):
                            grounder=self.grounder(), clause_labels=self.clause_labels())
 
     def grounder(self) -> Any:
-        """The grounder of the open project (the field of view is drawn with it), None when unavailable."""
-        if self.inspector_model is None:
+        """The grounder of the open project's compiled config (the field of view is drawn with it), None when
+        unavailable."""
+        project = self.session.project
+        if project is None:
             return None
         try:
-            return self.inspector_model.grounder
+            return compiled_project(project.config).grounder
         except Exception:  # noqa: BLE001 - no field of view is better than no map
             return None
 

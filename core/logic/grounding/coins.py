@@ -8,8 +8,9 @@ range(a), and same cell or a pedestrian with b straight ahead) gets exactly one 
 ascending (a, b) order, independent of who sees the pair and of ``view_limits``. All views therefore agree, and
 a run is reproducible from the rng alone. :func:`draw_coins` finds the pairs on candidate lists (compiled kernel,
 dense [M, N] block, or spatial buckets) and :func:`draw_coins_dense` on a small scene's all-pairs geometry — the
-same pairs in the same order, hence the same draws; :func:`force_coins` lets scenes fix outcomes afterwards.
-The predicate tables read the drawn outcomes (core/logic/grounding/predicate_tables.py ``_colliding``).
+same pairs in the same order, hence the same draws; :func:`force_coins` lets scenes, and the inspector replaying a
+recorded step, fix outcomes afterwards. The predicate tables read the drawn outcomes
+(core/logic/grounding/predicate_tables.py, :meth:`PredicateTables.compute_binary`).
 """
 from __future__ import annotations
 
@@ -18,32 +19,17 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from core.base.codes import Kind
-from core.base.world import AgentTable
-from core.logic.lang.ontology import Predicate
+from core.logic.grounding.agent_static import AgentStatic
 from core.logic.grounding.pair_geometry import PairGeom, colliding_parts
-from core.logic.grounding.predicate_tables import AgentStatic
-from core.logic.lang.registry import CONCEPT_ORDER
 from core.logic.grounding.spatial import DENSE_LIMIT, box_members
+from core.logic.lang.ontology import Predicate
 
-__all__ = ["collide_range", "coin_pairs", "draw_coins", "draw_coins_dense", "force_coins"]
+__all__ = ["CoinDraws", "NO_COINS", "coin_pairs", "draw_coins", "draw_coins_dense", "force_coins"]
 
-_CAR = int(Kind.CAR)
-
-
-def collide_range(pred: Predicate, agents: AgentTable) -> np.ndarray:
-    """Reach per agent: the first concept (tiro, bus, ambulance, old, young, police, reckless) with an entry
-    in the range table, else the kind's entry (docs/reference.md#collisions)."""
-    table = pred.params["range"]
-    kinds = np.asarray(agents.kinds)
-    reach = np.where(kinds == _CAR, float(table["car"]), float(table["pedestrian"]))
-    done = np.zeros(len(agents), dtype=bool)
-    for concept in CONCEPT_ORDER:
-        if concept in table and concept in agents.concepts:
-            has = np.asarray(agents.concepts[concept], dtype=bool) & ~done
-            reach = np.where(has, float(table[concept]), reach)
-            done |= has
-    return reach
+#: The coins of one step: per CollidingClose predicate, (keys a·N + b ascending int64, outcomes bool).
+CoinDraws = Mapping[str, tuple[np.ndarray, np.ndarray]]
+#: A predicate that drew no coin.
+NO_COINS = (np.zeros(0, np.int64), np.zeros(0, bool))
 
 
 def coin_pairs(preds: Sequence[Predicate], pos: np.ndarray, head: np.ndarray, st: AgentStatic

@@ -33,7 +33,7 @@ class PairGeom:
                  complete: bool = False) -> None:
         self.a, self.b, self.dr, self.dc, self.ok = a, b, dr, dc, ok
         self.d2 = dr * dr + dc * dc
-        self.side: tuple[np.ndarray, np.ndarray] | None = None  # LeftOf/RightOf intermediate (GroundingTables._side)
+        self.side: tuple[np.ndarray, np.ndarray] | None = None  # LeftOf/RightOf intermediate (PredicateTables._side)
         self.complete = complete  # a = arange(N)[:, None], b = arange(N)[None, :] (all_pairs)
 
     def at_a(self, values: np.ndarray) -> np.ndarray:

@@ -52,7 +52,7 @@ MAX_NUMBER_CHARS = 40
 
 class Token(NamedTuple):
     """One token. A named tuple rather than a frozen dataclass: it is built for every token of every parse (the rule
-    editor re-parses after each keystroke) and a tuple is about 4x cheaper to make."""
+    editor re-parses after each keystroke) and a tuple is cheaper to make."""
 
     kind: str  # name | number | string | punct | eof
     text: str

@@ -146,7 +146,7 @@ def state_item(config, episode, k: int, renderer, crop: tuple[int, int, int, int
     the state (``config``: the project's SimConfig); CollidingClose's coin flips are drawn afresh, so that
     predicate may differ from what the simulator saw. Agents outside the crop are left out."""
     from core.base.codes import Kind
-    from core.logic.grounding.grounder import Grounder
+    from core.sim.compiled import compiled_project
     from core.tasks.vap.labels import direction_heading, ground_truth, h_vectors, next_directions
 
     if not 0 <= k < episode.num_steps:
@@ -157,7 +157,7 @@ def state_item(config, episode, k: int, renderer, crop: tuple[int, int, int, int
     prev = renderer.render(episode.snapshot(k - 1), crop=crop) if k > 0 else None
     frame = renderer.render(snap, previous=prev, crop=crop, headings=heads)
     keep = [i for i in range(len(snap.agents)) if i in frame.boxes and frame.inside(i)]
-    gt = ground_truth(Grounder(config.city, config.ontology).ground(snap, np.random.default_rng(k)))
+    gt = ground_truth(compiled_project(config).grounder.ground(snap, np.random.default_rng(k)))
     idx = np.asarray(keep, np.intp)
     agents = snap.agents
     boxes = np.array([frame.boxes[i] for i in keep], np.float32).reshape(-1, 4)

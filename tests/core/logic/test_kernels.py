@@ -55,10 +55,10 @@ def test_domains_and_coins_equal_numpy(seed):
     on, off = _both(lambda: ground(agents, city=city, seed=seed, view_limits=limits))
     assert len(on.names) > DENSE_PAIR_AGENTS
     assert np.array_equal(on.ent, off.ent)
-    assert on._coins.keys() == off._coins.keys() and on._coins
-    for name, (keys, vals) in on._coins.items():
-        assert np.array_equal(keys, off._coins[name][0]) and np.array_equal(vals, off._coins[name][1])
-    assert any(len(k) for k, _ in on._coins.values()), "the scene must draw some coins"
+    assert on.coins.keys() == off.coins.keys() and on.coins
+    for name, (keys, vals) in on.coins.items():
+        assert np.array_equal(keys, off.coins[name][0]) and np.array_equal(vals, off.coins[name][1])
+    assert any(len(k) for k, _ in on.coins.values()), "the scene must draw some coins"
 
 
 def test_domains_kernel_equals_box_members():

@@ -2,14 +2,15 @@
 about a second for the step that doubled the arrays at step 8191) and stays exact across growth and truncation."""
 import numpy as np
 
-from core.sim.episode import PLAN_FIELDS, STATE_FIELDS, STEP_FIELDS, EpisodeBuffer, _Rows
+from core.sim.episode import PLAN_FIELDS, STATE_FIELDS, STEP_FIELDS, EpisodeBuffer
+from core.sim.growing_rows import GrowingRows
 from core.base.world import AgentTable
 
 
 def test_rows_never_copy_the_history_in_one_append():
     """However long the history, one append copies at most four old rows per row appended: the copying of a
     growth is spread over the appends before it (the former doubling copied every row in one append)."""
-    rows = _Rows((3,), np.int32, cap=8)
+    rows = GrowingRows((3,), np.int32, cap=8)
     rng = np.random.default_rng(0)
     model: list[list[int]] = []
     switches = 0

@@ -1,7 +1,7 @@
 """The inspector's true-predicates table is grounded for the shown agent's view only — the agents inside its field
 of view, not every agent of the city — and equals that view in a grounding of the whole state: the same entities
-in the same order, the same true unary predicates and relations (CollidingClose coin flips aside: they are not
-recorded and are re-drawn)."""
+in the same order, the same true unary predicates and relations, CollidingClose included when it is given that
+grounding's coin flips (as it is given a recorded step's)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -32,21 +32,21 @@ def crowded():
 
 def test_view_table_equals_the_view_of_the_whole_grounding(crowded):
     cfg, ep = crowded
-    coins = {p.name for p in cfg.ontology.grounded if p.grounding == "colliding_close"}
     whole = Grounder(cfg.city, cfg.ontology)
     ins = Inspector(cfg)
-    relations = 0
+    relations = colliding = 0
     for k in (0, 6, 12):
         snap = ep.snapshot(k)
         g = whole.ground(snap, np.random.default_rng(0))
+        coins = g.coin_outcomes()
         for a in range(len(ep.agents)):
-            want = [(r.name, r.agent, tuple(r.unary), tuple(f"{p}({r.name}, {o})" for p, o in r.relations
-                                                          if p not in coins)) for r in g.ego_view(a).rows]
-            got = [(r.name, r.agent, r.unary, tuple(x for x in r.relations if x.split("(")[0] not in coins))
-                   for r in ins.view_rows(snap, a)]
+            want = [(r.name, r.agent, tuple(r.unary), tuple(f"{p}({r.name}, {o})" for p, o in r.relations))
+                    for r in g.ego_view(a).rows]
+            got = [(r.name, r.agent, r.unary, r.relations) for r in ins.view_rows(snap, a, coins=coins)]
             assert got == want, (k, a)
             relations += sum(len(r[3]) for r in want)
-    assert relations > 100   # the views are not empty: the comparison means something
+            colliding += sum(x.startswith("CollidingClose") for r in want for x in r[3])
+    assert relations > 100 and colliding   # the views are not empty: the comparison means something
 
 
 @pytest.fixture
@@ -108,3 +108,8 @@ def test_view_tables_are_kept_and_never_served_stale(crowded, grounded):
     ins.view_rows(snap, a, seed=1)
     ins.view_rows(snap, (a + 1) % len(ep.agents))
     assert len(grounded) == n + 2
+    recorded, n = ep.coins(6), len(grounded)
+    assert ins.view_rows(snap, a, coins=recorded) == Inspector(cfg).view_rows(snap, a, coins=recorded)
+    assert len(grounded) == n + 2                                          # the recorded coins: grounded anew
+    ins.view_rows(ep.snapshot(6), a, coins=ep.coins(6))
+    assert len(grounded) == n + 2                                          # and kept

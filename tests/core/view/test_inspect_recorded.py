@@ -127,21 +127,37 @@ def test_view_table_is_still_regrounded(cfg, run):
     assert Inspector(cfg).report(run, 20, 2, recompute=False).view == ()
 
 
-def test_view_table_agrees_with_a_recorded_colliding_close_firing(cfg, run):
-    """The coin behind a recorded CollidingClose firing is not recorded, but the firing proves its value: the
-    re-grounded table shows that pair as the run saw it, whatever the re-grounding seed."""
+@pytest.fixture(scope="module")
+def run_without_coins(run, tmp_path_factory):
+    """``run`` saved in the format without coins (version 1), as files written before coins were recorded."""
+    from core.sim.episode import PLAN_FIELDS, STATE_FIELDS, STEP_FIELDS, load_episode, write_episode_file
+
+    path = run.save(tmp_path_factory.mktemp("v1") / "run.npz")
+    ep = load_episode(path)
+    arrays = {name: ep.array(name) for name in STATE_FIELDS + STEP_FIELDS + PLAN_FIELDS}
+    meta = {k: v for k, v in ep.meta.items() if k not in ("coin_predicates", "coins_from_step")}
+    old = load_episode(write_episode_file(path.with_name("v1.npz"), arrays, meta))
+    assert old.version == 1 and old.coins(10) is None
+    return old
+
+
+@pytest.mark.parametrize("which", ["recorded coins", "no coins recorded"])
+def test_view_table_agrees_with_a_recorded_colliding_close_firing(cfg, run, run_without_coins, which):
+    """The table shows the pair behind a recorded CollidingClose firing as the run saw it, whatever the seed: the
+    step's recorded coin, or — in an episode without coins — the value the firing proves."""
+    ep = run if which == "recorded coins" else run_without_coins
     ins = Inspector(cfg)
-    fired = run.array("fired")
-    witness = run.array("witness")
+    fired = ep.array("fired")
+    witness = ep.array("witness")
     for k, i in zip(*np.nonzero(fired >= 0)):
         clause = cfg.program.clauses[int(fired[k, i])]
-        if "CollidingClose" in str(clause) and run.agents.kinds[i] == Kind.PEDESTRIAN:
+        if "CollidingClose" in str(clause) and ep.agents.kinds[i] == Kind.PEDESTRIAN:
             break
     else:
         pytest.fail("a pedestrian stopped for CollidingClose in the run")
     k, i = int(k), int(i)
-    other = run.agents.names[int(witness[k, i, 0])]
+    other = ep.agents.names[int(witness[k, i, 0])]
     for s in range(8):
-        r = ins.report(run, int(k), i, seed=s)
+        r = ins.report(ep, int(k), i, seed=s)
         ego = next(row for row in r.view if row.agent == i)
-        assert f"CollidingClose({run.agents.names[i]}, {other})" in ego.relations, s
+        assert f"CollidingClose({ep.agents.names[i]}, {other})" in ego.relations, s

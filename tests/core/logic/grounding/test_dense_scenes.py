@@ -49,7 +49,7 @@ def test_dense_and_per_view_grounding_agree(monkeypatch, onto, seed):
     agents = random_scene(rng, int(rng.integers(2, 40)), size=(8, 16, 40)[seed % 3])
     limits = {0: 5, 3: 2} if seed % 2 else None
     (dense, s1), (view, s2) = both_paths(monkeypatch, agents, onto, seed, view_limits=limits)
-    assert dense._dense is not None and view._dense is None
+    assert dense.tables.dense is not None and view.tables.dense is None
     assert s1 == s2, "same number of coin draws"
     assert np.array_equal(dense.ent, view.ent)
     o = dense.ontology

@@ -26,7 +26,8 @@ def test_sparse_slices_equal_the_full_tables():
     fast = g.var_slices(keys)
     ego_keys = tuple([("u", "IsPedestrian")] + [("bxx", p) for p in binaries])
     fast_ego = g.ego_slices(ego_keys)
-    assert not g._binary_local, "the slices must not build the full per-view tables"
+    assert not any(g.tables.built_binary_local(p) is not None for p in binaries), \
+        "the slices must not build the full per-view tables"
     full = Interpretation.var_slices(g, keys)   # generic: cut from binary_local's [E, K, K] tables
     assert np.array_equal(fast, full)
     assert np.array_equal(fast_ego, Interpretation.ego_slices(g, ego_keys))
@@ -51,7 +52,7 @@ def test_one_view_of_the_binary_tables_equals_its_row_of_the_full_tables():
         egos = [0, 3, len(g.names) - 1]
         for p in (q.name for q in g.ontology.binary):
             views = [g.binary_view(p, e).copy() for e in egos]
-            assert p not in g._binary_local, "one view must not build every view's table"
+            assert g.tables.built_binary_local(p) is None, "one view must not build every view's table"
             full = g.binary_local(p)
             for e, v in zip(egos, views):
                 assert np.array_equal(v, full[e]), (n, p, e)
