@@ -29,12 +29,12 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from core.base.codes import HEADING_NAMES, Action, Kind
-from core.analysis.scenes import agent_names, config_with_program, make_scene, stopped_steps
-from core.logic.engines.compiled import CompiledEngine
 from core.analysis.junction_states import DEFAULT_MARGIN, junction_states
-from core.logic.lang.program import Program
+from core.analysis.scenes import agent_names, config_with_program, make_scene, stopped_steps
 from core.analysis.state_tables import AgentType, StateTables, agent_types, interpretation, state_tables
+from core.base.codes import HEADING_NAMES, Action, Kind
+from core.logic.engines.compiled import CompiledEngine
+from core.logic.lang.program import Program
 from core.sim.scene_io import scene_to_data
 
 __all__ = ["DeadlockAgent", "Deadlock", "DeadlockSearch", "find_deadlocks", "MAX_DEADLOCK_AGENTS",

@@ -13,11 +13,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from core.analysis.static import ConflictResult, DeadClause, conflicts, dead_clauses, stratification, undefined_predicates
 from core.analysis.coverage import Coverage, episode_coverage
 from core.analysis.deadlock import DeadlockSearch, find_deadlocks
-from core.logic.lang.program import Program, RuleFile
+from core.analysis.static import (
+    ConflictResult,
+    DeadClause,
+    conflicts,
+    dead_clauses,
+    stratification,
+    undefined_predicates,
+)
 from core.analysis.witness import ConflictScene, witness_scene
+from core.logic.lang.program import Program, RuleFile
 
 __all__ = ["GraphNode", "GraphEdge", "DependencyGraph", "dependency_graph", "CoreItem", "core_items",
            "ConflictFinding", "DeadFinding", "SectionAnalysis", "RulesAnalysis", "analyze_rules"]

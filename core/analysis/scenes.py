@@ -12,10 +12,10 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from core.base.codes import Action, Kind
 from core.analysis.junction_states import AgentState
-from core.logic.lang.program import Program, RuleFile
 from core.analysis.state_tables import AgentType
+from core.base.codes import Action, Kind
+from core.logic.lang.program import Program, RuleFile
 from core.sim.scene import Scene, SceneAgent, build_simulation
 
 __all__ = ["config_with_program", "make_scene", "agent_names", "stopped_steps"]

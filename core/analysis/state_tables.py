@@ -18,12 +18,12 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from core.analysis.junction_states import AgentState
 from core.base.codes import Kind
-from core.map.model import CityMap
 from core.base.world import KNOWN_CONCEPTS, AgentTable, WorldSnapshot
 from core.logic.grounding.grounder import Grounder, TableInterpretation
 from core.logic.lang.ontology import Ontology
-from core.analysis.junction_states import AgentState
+from core.map.model import CityMap
 
 __all__ = ["AgentType", "StateTables", "state_tables", "agent_types", "interpretation"]
 

@@ -23,14 +23,14 @@ from typing import Any
 
 import numpy as np
 
+from core.analysis.junction_states import DEFAULT_MARGIN, junction_states
+from core.analysis.scenes import agent_names, config_with_program, make_scene
+from core.analysis.state_tables import AgentType, interpretation, semantic_truth, state_tables
+from core.analysis.static import WitnessScene
 from core.base.codes import ACTION_NAMES, HEADING_NAMES, Kind
 from core.base.world import KNOWN_CONCEPTS
-from core.analysis.static import WitnessScene
-from core.analysis.scenes import agent_names, config_with_program, make_scene
 from core.logic.engines.compiled import CompiledEngine
-from core.analysis.junction_states import DEFAULT_MARGIN, junction_states
 from core.logic.lang.program import Program
-from core.analysis.state_tables import AgentType, interpretation, semantic_truth, state_tables
 from core.logic.lang.syntax import EGO, Clause
 from core.sim.scene import build_simulation
 from core.sim.scene_io import scene_to_data

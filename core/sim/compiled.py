@@ -32,7 +32,7 @@ def make_engine(name: str, program: Any) -> Any:
     if name == "compiled":
         return CompiledEngine(program)
     if name == "z3":
-        from core.logic.engines.z3engine import Z3Engine   # z3 loads only for projects that run it
+        from core.logic.engines.z3engine import Z3Engine  # z3 loads only for projects that run it
 
         return Z3Engine(program)
     raise ConfigError(f"unknown engine {name!r} (expected 'compiled' or 'z3')")

@@ -18,8 +18,18 @@ from core.base.errors import EpisodeFileError
 from core.base.world import AgentTable, WorldSnapshot
 from core.io.archive import read_archive, write_archive
 from core.sim.episode_checks import check_episode
-from core.sim.episode_format import (COIN_FIELDS, FIRED_DEFAULT, FIRED_FORCED, FORMAT_NAME, FORMAT_VERSION, KIND,
-                                     PLAN_FIELDS, STATE_FIELDS, STEP_FIELDS, VERSION_WITHOUT_COINS)
+from core.sim.episode_format import (
+    COIN_FIELDS,
+    FIRED_DEFAULT,
+    FIRED_FORCED,
+    FORMAT_NAME,
+    FORMAT_VERSION,
+    KIND,
+    PLAN_FIELDS,
+    STATE_FIELDS,
+    STEP_FIELDS,
+    VERSION_WITHOUT_COINS,
+)
 from core.sim.growing_rows import GrowingRows
 
 __all__ = ["FIRED_DEFAULT", "FIRED_FORCED", "FORMAT_NAME", "FORMAT_VERSION", "STATE_FIELDS", "STEP_FIELDS",

@@ -16,8 +16,16 @@ import numpy as np
 from core.base.codes import Kind
 from core.base.errors import EpisodeFileError
 from core.base.world import KNOWN_CONCEPTS
-from core.sim.episode_format import (BOOL_FIELDS, COIN_FIELDS, FIELD_SHAPES, FIRED_FORCED, INT32_MAX,
-                                     PLAN_FIELDS, STATE_FIELDS, STEP_FIELDS)
+from core.sim.episode_format import (
+    BOOL_FIELDS,
+    COIN_FIELDS,
+    FIELD_SHAPES,
+    FIRED_FORCED,
+    INT32_MAX,
+    PLAN_FIELDS,
+    STATE_FIELDS,
+    STEP_FIELDS,
+)
 from core.sim.rule_segments import check as check_segments
 
 __all__ = ["check_episode"]

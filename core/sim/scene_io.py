@@ -15,7 +15,16 @@ import yaml
 from core.base.codes import HEADING_NAMES, Kind
 from core.base.errors import ConfigError
 from core.io.fileio import atomic_write_text
-from core.io.yamlio import LocatedDict, LocatedList, check_format_header, expect, load_yaml, loads_yaml, reject_unknown_keys, yaml_type_name
+from core.io.yamlio import (
+    LocatedDict,
+    LocatedList,
+    check_format_header,
+    expect,
+    load_yaml,
+    loads_yaml,
+    reject_unknown_keys,
+    yaml_type_name,
+)
 from core.sim.scene import Scene, SceneAgent, SceneOrigin
 from core.sim.scene_check import parse_kind
 

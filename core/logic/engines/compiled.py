@@ -19,7 +19,18 @@ from __future__ import annotations
 import numpy as np
 
 from core.base.codes import ACTION_INDEX, ACTION_NAMES, Action
-from core.logic.engines.compiled_clauses import A_TRUE, BitRows, ClauseSet, FlatGroup, Lit, Slots, WideClause, classify, minus_ones, to_global
+from core.logic.engines.compiled_clauses import (
+    A_TRUE,
+    BitRows,
+    ClauseSet,
+    FlatGroup,
+    Lit,
+    Slots,
+    WideClause,
+    classify,
+    minus_ones,
+    to_global,
+)
 from core.logic.engines.decisions import Decisions, TaskCheck, task_violations
 from core.logic.fast import kernels as fast_kernels
 from core.logic.grounding.grounder import DENSE_PAIR_AGENTS, Interpretation

@@ -18,8 +18,8 @@ import numpy as np
 
 from core.base.codes import ACTION_INDEX
 from core.base.errors import RuleError
-from core.logic.grounding.interpretation import Interpretation
 from core.logic.engines.joins import plan_joins
+from core.logic.grounding.interpretation import Interpretation
 from core.logic.lang.ontology import Ontology
 from core.logic.lang.syntax import EGO, Clause
 

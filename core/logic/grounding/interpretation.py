@@ -13,6 +13,7 @@ import numpy as np
 
 from core.logic.lang.ontology import Ontology
 
+
 class Interpretation:
     """What the engines read: for each ego row e, its domain ``ent[e]`` (global indices, ego first, -1 pad)
     and the truth of each predicate over that domain. :class:`Grounding` computes it from a world;

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.base.codes import Action
 from core.analysis.coverage import clause_coverage, episode_coverage
+from core.base.codes import Action
 from core.sim.episode import load_episode
 from core.sim.simulation import Simulation
 

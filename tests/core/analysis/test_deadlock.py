@@ -7,8 +7,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from core.base.codes import Action
 from core.analysis.deadlock import find_deadlocks
+from core.base.codes import Action
 from core.logic.lang.program import parse_rules
 from core.sim.scene import Scene, build_simulation
 from tests.support.logic import ontology

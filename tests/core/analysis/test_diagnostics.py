@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.base.errors import RuleError
 from core.analysis.diagnostics import ERROR, WARNING, diagnose, has_errors
+from core.base.errors import RuleError
 from core.logic.lang.program import parse_rules
 from tests.support.logic import RULES, ontology
 

@@ -6,11 +6,11 @@ from dataclasses import replace
 
 import pytest
 
-from core.base.codes import ACTION_NAMES
-from core.analysis.static import conflicts
-from core.logic.lang.program import load_rules, parse_rules
 from core.analysis.report import analyze_rules, core_items, dependency_graph
+from core.analysis.static import conflicts
 from core.analysis.witness import witness_scene
+from core.base.codes import ACTION_NAMES
+from core.logic.lang.program import load_rules, parse_rules
 from core.sim.scene import build_simulation
 from tests.support.logic import RULES, ontology
 from tests.support.studio import default_config

@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.base.codes import Kind
-from core.analysis.scenes import make_scene
-from core.logic.engines.compiled import CompiledEngine
 from core.analysis.junction_states import junction_states, pick_junction
+from core.analysis.scenes import make_scene
 from core.analysis.state_tables import agent_types, interpretation, state_tables
+from core.base.codes import Kind
+from core.logic.engines.compiled import CompiledEngine
 from core.sim.scene import build_simulation, scene_problems
 
 HEAD = {0: (0, -1), 1: (0, 1), 2: (-1, 0), 3: (1, 0)}

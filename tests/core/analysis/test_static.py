@@ -5,14 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from core.analysis.static import analyze, conflicts, dead_clauses, stratification, undefined_predicates
 from core.base.codes import Action
 from core.base.errors import RuleError
-from core.analysis.static import analyze, conflicts, dead_clauses, stratification, undefined_predicates
 from core.logic.grounding.grounder import TableInterpretation
 from core.logic.lang.ontology import loads_ontology
 from core.logic.lang.program import load_rules, parse_program
 from tests.support.logic import RULES, ontology
-
 
 FULL = ontology("full")
 

@@ -12,8 +12,8 @@ from core.logic import fast
 from core.logic.engines.compiled import CompiledEngine
 from core.logic.grounding.field_of_view import domains_from_pairs
 from core.logic.grounding.grounder import DENSE_PAIR_AGENTS
-from core.logic.lang.program import parse_program
 from core.logic.grounding.spatial import box_members
+from core.logic.lang.program import parse_program
 from core.sim.move_arena import MoveArena
 from tests.support.logic import blank_city, ground, ontology, random_tables
 

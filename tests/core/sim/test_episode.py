@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from core.base.errors import EpisodeFileError
-from core.sim.episode import EpisodeBuffer, load_episode, write_episode_file
 from core.base.world import AgentTable
+from core.sim.episode import EpisodeBuffer, load_episode, write_episode_file
 
 
 def make_buffer(steps=5, n=3):

@@ -10,13 +10,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.cli import run_cli
 from core.base.errors import EpisodeFileError
+from core.cli import run_cli
+from core.io.archive import read_archive
 from core.sim.config import load_mode
 from core.sim.episode import load_episode
 from core.sim.simulation import Simulation
 from core.tasks.spf import episodes as spf_episodes
-from core.io.archive import read_archive
 from tests.support.paths import ROOT
 
 

@@ -16,13 +16,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.io import npzfile
-from core.cli import run_cli
 from core.base.errors import EpisodeFileError
+from core.cli import run_cli
+from core.io import npzfile
+from core.io.archive import read_archive, write_archive
 from core.sim.config import load_mode
 from core.sim.episode import load_episode
 from core.sim.simulation import Simulation
-from core.io.archive import read_archive, write_archive
 from tests.support.paths import ROOT
 
 

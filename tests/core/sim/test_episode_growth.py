@@ -2,9 +2,9 @@
 about a second for the step that doubled the arrays at step 8191) and stays exact across growth and truncation."""
 import numpy as np
 
+from core.base.world import AgentTable
 from core.sim.episode import PLAN_FIELDS, STATE_FIELDS, STEP_FIELDS, EpisodeBuffer
 from core.sim.growing_rows import GrowingRows
-from core.base.world import AgentTable
 
 
 def test_rows_never_copy_the_history_in_one_append():

@@ -2,7 +2,6 @@
 hand-made scenes place agents of given kinds and concepts; bad scenes are clear SceneErrors that change nothing;
 coins= forces CollidingClose outcomes without shifting the random stream."""
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,8 +12,8 @@ from core.sim.config import load_mode
 from core.sim.replay import config_from_episode
 from core.sim.scene import Scene, SceneAgent, SceneError, apply_scene, build_simulation, capture_scene
 from core.sim.simulation import Simulation
-
 from tests.support.paths import MODES
+
 RECORDED = ("positions", "headings", "goals", "path_index", "holds", "decided", "realised", "fired", "witness",
             "reached")
 

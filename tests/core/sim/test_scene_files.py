@@ -1,6 +1,5 @@
 """Scene files (core.sim.scene_io): a captured state survives a save/load round trip and still steps like the
 original; structural errors name file and line, and so do problems found when the scene is installed."""
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,7 +9,6 @@ from core.sim.config import load_mode
 from core.sim.scene import SceneError, build_simulation, capture_scene
 from core.sim.scene_io import dumps_scene, load_scene, loads_scene, save_scene, scene_from_data, scene_to_data
 from core.sim.simulation import Simulation
-
 from tests.support.paths import MODES
 
 

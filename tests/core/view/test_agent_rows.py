@@ -5,8 +5,15 @@ from __future__ import annotations
 import numpy as np
 
 from core.base.codes import ACTION_NAMES
-from core.view.agent_rows import (AgentRow, agent_rows, agents_in_cell, natural_key, pick_in_cell, row_matches,
-                                  witness_agents)
+from core.view.agent_rows import (
+    AgentRow,
+    agent_rows,
+    agents_in_cell,
+    natural_key,
+    pick_in_cell,
+    row_matches,
+    witness_agents,
+)
 from core.view.inspect import Inspector
 
 

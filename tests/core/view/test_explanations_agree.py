@@ -3,8 +3,6 @@ inspector, the map's forced-action outline and the timeline's 'forced' markers s
 agent at every state, including the newest one (nothing decided yet, except what a user override will force)."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -12,8 +10,8 @@ from core.base.codes import Action
 from core.sim.config import load_mode
 from core.sim.episode import FIRED_FORCED
 from core.sim.simulation import Simulation
-
 from tests.support.paths import MODES
+
 FORCED_AGENT = 2
 
 

@@ -4,8 +4,6 @@ in the same order, the same true unary predicates and relations, CollidingClose 
 grounding's coin flips (as it is given a recorded step's)."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -15,7 +13,6 @@ from core.map.generate import generate_city
 from core.sim.config import SimConfig, load_mode
 from core.sim.simulation import Simulation
 from core.view.inspect import Inspector
-
 from tests.support.paths import MODES
 
 

@@ -2,8 +2,6 @@
 step), never by re-grounding and re-deciding; a forced action reads as forced, not as derived by the rules."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -12,9 +10,9 @@ from core.logic.engines.decisions import make_firing
 from core.sim.config import load_mode
 from core.sim.episode import FIRED_FORCED
 from core.view.inspect import Inspector, active_intervention
+from tests.support.paths import MODES
 from tests.support.studio import recorded_run
 
-from tests.support.paths import MODES
 FORCED_AGENT, FORCED_FROM, FORCED_TO = 0, 5, 9
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from core.sim.episode import load_episode
 from core.view.scene import build_scene, remaining_paths
-
 from tests.support.studio import default_config, run_sim
 
 

@@ -1,6 +1,5 @@
 """Forced actions are shown as forced, not as default decisions: clause statistics (the dock's "+N default Normal")
 and colour by fired clause."""
-from pathlib import Path
 
 import numpy as np
 
@@ -8,7 +7,6 @@ from core.base.codes import Action
 from core.sim.config import load_mode
 from core.sim.simulation import Simulation
 from core.view.stats import clause_counts
-
 from tests.support.paths import MODES
 
 

@@ -8,7 +8,6 @@ import numpy as np
 from core.sim.config import load_mode
 from core.sim.simulation import Simulation
 from core.view.stats import RunningStats, action_counts, clause_counts, goals_cumulative
-
 from tests.support.paths import ROOT
 
 

@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 from core.base.codes import Action
 from core.logic.engines.compiled import CompiledEngine
+from core.logic.engines.z3engine import Z3Engine
 from core.logic.grounding.grounder import Grounder, TableInterpretation
 from core.logic.lang.program import load_rules, parse_program
-from core.logic.engines.z3engine import Z3Engine
 from tests.support.logic import CAR, PED, RULES, D, N, R, blank_city, ontology, random_tables, snap
 from tests.support.paths import ROOT
 

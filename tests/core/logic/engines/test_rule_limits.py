@@ -13,12 +13,12 @@ from hypothesis import strategies as st
 
 from core.base.errors import RuleError
 from core.logic.engines import compiled_clauses, z3engine
-from core.logic.lang import parser
 from core.logic.engines.compiled import CompiledEngine, TaskChecker
 from core.logic.engines.joins import plan_joins
+from core.logic.engines.z3engine import Z3Engine
+from core.logic.lang import parser
 from core.logic.lang.parser import MAX_RULE_CHARS
 from core.logic.lang.program import load_rules, parse_program, parse_rules
-from core.logic.engines.z3engine import Z3Engine
 from tests.support.logic import ontology, random_tables
 
 ONTO = ontology("full")

@@ -8,8 +8,7 @@ from core.base.codes import Action
 from core.logic.engines.compiled import TaskChecker, check_task
 from core.logic.grounding.grounder import Grounder, TableInterpretation
 from core.logic.lang.program import load_rules
-from tests.support.logic import CAR, R, RULES, blank_city, ontology, random_tables, snap
-
+from tests.support.logic import CAR, RULES, R, blank_city, ontology, random_tables, snap
 
 FULL = ontology("full")
 

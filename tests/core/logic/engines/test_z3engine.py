@@ -5,7 +5,6 @@ Python with a fresh thread state each time), so every studio step rebuilt them (
 """
 from __future__ import annotations
 
-
 import pytest
 
 pytest.importorskip("pytestqt")

@@ -1,8 +1,16 @@
 """Token classes the rule editor colours (core.logic.lang.highlight_tokens), clause extents, comment toggling."""
 from __future__ import annotations
 
-from core.logic.lang.highlight_tokens import (DISABLED_PREFIX, START, classify_line, classify_text, clause_spans,
-                                         set_clause_enabled, toggle_comment, word_at)
+from core.logic.lang.highlight_tokens import (
+    DISABLED_PREFIX,
+    START,
+    classify_line,
+    classify_text,
+    clause_spans,
+    set_clause_enabled,
+    toggle_comment,
+    word_at,
+)
 from core.logic.lang.parser import parse_raw
 
 PREDS = {"IsCar": False, "NextTo": False, "Stop": True, "Slow": True}

@@ -10,7 +10,6 @@ from core.base.errors import ConfigError
 from core.logic.lang.ontology import loads_ontology
 from tests.support.paths import ROOT
 
-
 ONTOLOGY = (ROOT / "configs" / "ontologies" / "full.yaml").read_text(encoding="utf-8")
 
 

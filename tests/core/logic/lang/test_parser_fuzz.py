@@ -6,10 +6,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.base.errors import ConfigError, LogiCityError, RuleError
+from core.io.yamlio import loads_yaml
 from core.logic.lang.ontology import loads_ontology
 from core.logic.lang.program import parse_rules
 from core.logic.lang.reference import parse_reference_formula, reference_ontology_from_data, reference_rules_from_data
-from core.io.yamlio import loads_yaml
 from tests.support.logic import ontology
 
 FULL = ontology("full")

@@ -10,12 +10,16 @@ import numpy as np
 import pytest
 
 from core.base.errors import ConfigError, LogiCityError, RuleError
+from core.io.yamlio import load_yaml, loads_yaml
 from core.logic.engines.compiled import CompiledEngine, TaskChecker
 from core.logic.lang.ontology import Ontology
 from core.logic.lang.program import Program, load_rules
-from core.logic.lang.reference import (import_reference_ontology, import_reference_rules, parse_reference_formula,
-                                  reference_rules_from_data)
-from core.io.yamlio import load_yaml, loads_yaml
+from core.logic.lang.reference import (
+    import_reference_ontology,
+    import_reference_rules,
+    parse_reference_formula,
+    reference_rules_from_data,
+)
 from tests.support.logic import RULES, ReferenceOracle, ontology, random_tables
 
 
