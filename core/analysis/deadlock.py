@@ -193,7 +193,7 @@ class _Search:
                 m[:, 1, 0] = combo[2 * i + 1]
                 coins[k] = m
             relevant = np.ones(len(u), dtype=bool)
-            for i, (k, st, ts) in enumerate(ncoin):  # skip outcomes that differ only in coins a pair lacks
+            for i, (_, st, ts) in enumerate(ncoin):  # skip outcomes that differ only in coins a pair lacks
                 if combo[2 * i]:
                     relevant &= st
                 if combo[2 * i + 1]:

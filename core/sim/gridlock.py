@@ -356,7 +356,7 @@ class GridlockDetector:
             for a in sorted(members):
                 if s.member[a] < 0:
                     s.gridlocks[gi].blocked.append(BlockedAgent(
-                        link(a, lambda x: x in members or s.member[x] == gi), k))
+                        link(a, lambda x, members=members, gi=gi: x in members or s.member[x] == gi), k))
                     s.member[a] = gi
         # agents whose wait edges lead into a gridlock are stuck behind it (breadth first, one round per hop)
         while True:

@@ -130,7 +130,7 @@ def test_choose_moves_equal_numpy():
     is_car = rng.random(n) < 0.5
     arena = MoveArena(is_car, None)
     paths = []
-    for i in range(n):   # random walks with some repeated and jumping cells
+    for _ in range(n):   # random walks with some repeated and jumping cells
         steps = rng.integers(-1, 2, (int(rng.integers(1, 12)), 2))
         steps[rng.random(len(steps)) < 0.2] *= 2
         p = (np.cumsum(steps, axis=0) + 50).astype(np.int32)
