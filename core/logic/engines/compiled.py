@@ -268,6 +268,7 @@ class TaskChecker:
         if self.set is not None:
             self.set.finalize(len(self.slots.ego), len(self.slots.var))
         self.v = max([len(c.variables) for c in clauses] + [0])
+        # a task clause always has an action head (program.py refuses one without), which Clause.head cannot say
         self.heads = np.array([ACTION_INDEX[c.head] for c in clauses], dtype=np.int64)  # type: ignore[index]
 
     def bodies(self, interp: Interpretation, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

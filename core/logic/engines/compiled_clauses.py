@@ -12,7 +12,7 @@ combines both for a list of clauses. The engines decide only how heads, strata a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Sequence, cast
 
 import numpy as np
 
@@ -215,7 +215,7 @@ class WideClause:
                                                    if lt.kind == "var" and lt.axes == (i,)], dtype=np.int64)
                         for i in range(self.m)]
         self.pairs = [(lt.pred, lt.axes, lt.positive) for lt in self.lits if lt.kind == "pair"]
-        self.plan = plan_joins(self.m, [tuple(sorted(axes)) for _, axes, _ in self.pairs])  # type: ignore[misc]
+        self.plan = plan_joins(self.m, [(min(axes), max(axes)) for _, axes, _ in self.pairs])
         if self.plan.width > MAX_JOIN_WIDTH:
             raise self._refuse(f"clause {self.clause.label} links {self.plan.width} of its variables so that they "
                                f"must be evaluated together; the compiled engine joins at most {MAX_JOIN_WIDTH} "
@@ -225,12 +225,13 @@ class WideClause:
         pos = self.clause.pos
         return RuleError(message, self.file, pos.line if pos else None, pos.col if pos else None)
 
-    def evaluate(self, interp: Interpretation, t0: np.ndarray, t1: np.ndarray, acts: np.ndarray | None, s0: int,
-             s1: int) -> tuple[np.ndarray, np.ndarray]:
+    def evaluate(self, interp: Interpretation, t0: np.ndarray, t1: np.ndarray | BitRows, acts: np.ndarray | None,
+                 s0: int, s1: int) -> tuple[np.ndarray, np.ndarray]:
         """body [E] and local witness [E, m]; action literals are included only when ``acts`` is given."""
         e, k = interp.valid.shape
         m = self.m
-        ego = t0[self.idx0].all(axis=0)
+        # the reductions below keep at least one axis, so each is an array (numpy's stubs also allow a scalar)
+        ego = cast(np.ndarray, t0[self.idx0].all(axis=0))
         if acts is not None:
             ego &= acts[self.idxa].all(axis=0)
         rows = np.flatnonzero(ego)
@@ -243,7 +244,7 @@ class WideClause:
         for i, idx in enumerate(self.per_var):  # each variable's domain mask and one-variable literals
             shape = [r] + [1] * m
             shape[1 + i] = k
-            u = _take(t1, idx, rows).all(axis=0).reshape(shape)
+            u = cast(np.ndarray, _take(t1, idx, rows).all(axis=0)).reshape(shape)
             acc = u if acc is None else acc & u
         assert acc is not None
         for pred, (i, j), positive in self.pairs:
@@ -255,7 +256,7 @@ class WideClause:
             b = b.reshape(shape)
             acc = acc & (b if positive else ~b)
         flat = acc.reshape(r, -1)
-        hit = flat.any(axis=1)
+        hit = cast(np.ndarray, flat.any(axis=1))
         # the first true binding in row-major order (first variable major), unravelled to one index per variable
         first = np.stack(np.unravel_index(flat.argmax(axis=1), (k,) * m), axis=1)
         body = np.zeros(e, dtype=bool)
@@ -265,7 +266,7 @@ class WideClause:
         return body, wit
 
 
-    def _evaluate_joined(self, interp: Interpretation, t1: np.ndarray, rows: np.ndarray, e: int, k: int
+    def _evaluate_joined(self, interp: Interpretation, t1: np.ndarray | BitRows, rows: np.ndarray, e: int, k: int
                          ) -> tuple[np.ndarray, np.ndarray]:
         """The factorised evaluation (core/logic/engines/joins.py) over ego chunks of at most JOIN_LIMIT values."""
         cost = self.plan.cost(k)
@@ -278,7 +279,7 @@ class WideClause:
         chunk = max(1, JOIN_LIMIT // cost)
         for start in range(0, len(rows), chunk):
             part = rows[start:start + chunk]
-            unary = [_take(t1, idx, part).all(axis=0) for idx in self.per_var]
+            unary = [cast(np.ndarray, _take(t1, idx, part).all(axis=0)) for idx in self.per_var]
             tables = []
             for pred, (i, j), positive in self.pairs:
                 b = interp.binary_rows(pred, part)
@@ -309,7 +310,7 @@ def _take(t1: "np.ndarray | BitRows", idx: np.ndarray, rows: np.ndarray) -> np.n
 
 def minus_ones(shape: tuple[int, ...], dtype: type = np.int64) -> np.ndarray:
     """``np.full(shape, -1)`` without its Python-level overhead (called several times per step)."""
-    out = np.empty(shape, dtype=dtype)
+    out: np.ndarray = np.empty(shape, dtype=dtype)
     out.fill(-1)
     return out
 

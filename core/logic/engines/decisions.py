@@ -8,7 +8,7 @@ agents ascending). That makes explanations deterministic and identical across en
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -116,7 +116,7 @@ class Decisions:
     @property
     def default_normal(self) -> np.ndarray:
         """bool [E]: nothing derived → the default action Normal applies."""
-        return ~self.holds.any(axis=1)
+        return cast(np.ndarray, ~self.holds.any(axis=1))  # [E, A] reduced over one axis: an array
 
     @property
     def effective(self) -> np.ndarray:

@@ -18,6 +18,7 @@ one-variable literals), and pair tables ``[r, K, K]`` over two variables (i < j)
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -54,6 +55,7 @@ class JoinPlan:
         r, k = unary[0].shape
         scope_of: dict[_Ref, tuple[int, ...]] = {("u", i): (i,) for i in range(self.nvars)}
         table: dict[_Ref, np.ndarray] = {("u", i): u for i, u in enumerate(unary)}
+        sc: tuple[int, ...]  # a factor's scope: a pair table's (i, j) here, any factor's below
         for n, (sc, t) in enumerate(zip(self.pairs, pairs)):
             scope_of[("p", n)], table[("p", n)] = sc, t
         body = np.ones(r, dtype=bool)
@@ -65,7 +67,7 @@ class JoinPlan:
                 a = table[ref].reshape([r] + [k if v in sc else 1 for v in s])
                 acc = a if acc is None else acc & a
             assert acc is not None
-            msg = acc.any(axis=-1)
+            msg = cast(np.ndarray, acc.any(axis=-1))  # never a scalar: acc has the ego axis
             if len(s) == 1:
                 body &= msg
             else:
@@ -85,6 +87,7 @@ class JoinPlan:
 def plan_joins(nvars: int, pairs: list[tuple[int, int]]) -> JoinPlan:
     """The elimination plan for ``nvars`` variables linked by ``pairs`` (each (i, j) with i < j)."""
     scope_of: dict[_Ref, tuple[int, ...]] = {("u", i): (i,) for i in range(nvars)}
+    sc: tuple[int, ...]
     for n, sc in enumerate(pairs):
         scope_of[("p", n)] = sc
     buckets: list[list[_Ref]] = [[] for _ in range(nvars)]

@@ -311,7 +311,7 @@ class Z3Engine:
             raise Z3Interrupted("interrupted")
         return Decisions(self.program, interp.names, egos, holds, clause, witness, unsat, violated, vwit)
 
-    def _read_model(self, t: _Template, interp: Interpretation, row: int, holds: np.ndarray,
+    def _read_model(self, t: _Template, interp: Interpretation, row: int | np.integer, holds: np.ndarray,
                     clause: np.ndarray, witness: np.ndarray) -> None:
         if t.packed is None:
             return
@@ -325,6 +325,6 @@ class Z3Engine:
                     self._store(interp, row, bd, witness[row, a])
 
     @staticmethod
-    def _store(interp: Interpretation, row: int, binding: tuple[int, ...], out: np.ndarray) -> None:
+    def _store(interp: Interpretation, row: int | np.integer, binding: tuple[int, ...], out: np.ndarray) -> None:
         for i, local in enumerate(binding):
             out[i] = interp.ent[row, local]

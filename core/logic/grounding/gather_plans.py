@@ -143,7 +143,9 @@ def kernel_plan(index: PredicateIndex, kern: Any, keys: Keys) -> KernelPlan:
 def observation_positions(onto: Ontology, n: int) -> np.ndarray:
     """Index in the observation vector of each value of [unary blocks (ontology.unary order), binary blocks
     (ontology.binary order)] — the observation interleaves them in file order."""
-    unary, binary, off = [], [], 0
+    unary: list[np.ndarray] = []
+    binary: list[np.ndarray] = []
+    off = 0
     for p in onto.grounded:
         (unary if p.arity == 1 else binary).append(np.arange(off, off + n ** p.arity))
         off += n ** p.arity

@@ -103,6 +103,7 @@ class Grounder:
         n = len(pos)
         st = self.statics.get(snapshot.agents)
         colliding = self.index.colliding
+        ent: np.ndarray | None
         if n == 0:
             ent = np.zeros((0, 1), dtype=np.int32)
             return self._grounding(snapshot, st, ent, {})
@@ -120,7 +121,11 @@ class Grounder:
             return self._grounding(snapshot, st, ent, coins)
         m = box_mask(pos, boxes)
         # every ego inside its own box is the normal case (positions on the map); else the general path
-        ent = domains_from_mask(m, lim) if m.diagonal().all() else domains_from_pairs(*np.nonzero(m), n, lim)
+        if m.diagonal().all():
+            ent = domains_from_mask(m, lim)
+        else:
+            q, a = np.nonzero(m)
+            ent = domains_from_pairs(q, a, n, lim)
         geom = PairGeom.all_pairs(pos, *self._dense_indices(n))
         coins, tables = {}, {}
         for p in colliding:  # ontology order: the order of the rng draws

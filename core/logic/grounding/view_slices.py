@@ -176,10 +176,10 @@ class ViewSlices:
         t = self.tables
         if t.flat is None:  # P(X, X) is False for every binary grounding (see _sparse_var_slices)
             out = np.zeros((len(keys), t.valid.shape[0]), dtype=bool)
-            slots = [i for i, (kind, _) in enumerate(keys) if kind == "u"]
-            if slots:   # the egos' own unary values: column 0 of every view is the ego
-                rows = [t.index.unary_row[keys[i][1]] for i in slots]
-                out[slots] = t.unary_rows()[rows][:, t.ent[:, 0]]
+            unary_slots = [i for i, (kind, _) in enumerate(keys) if kind == "u"]
+            if unary_slots:   # the egos' own unary values: column 0 of every view is the ego
+                unary_rows = [t.index.unary_row[keys[i][1]] for i in unary_slots]
+                out[unary_slots] = t.unary_rows()[unary_rows][:, t.ent[:, 0]]
             return out
         slots, rows = self.plans.ego(tuple(keys))
         out = np.zeros((len(keys), t.ent.shape[0]), dtype=bool)  # P(X, X) is always False (diagonal)

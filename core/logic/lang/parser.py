@@ -289,6 +289,7 @@ class _Parser:
             label = self.tok.text
             label_pos = self.pos()
             self.i += 2
+        body: list[Literal]
         if self.is_punct(":-"):
             self.i += 1
             body = self.body()
@@ -297,7 +298,7 @@ class _Parser:
         if self.tok.kind != "name":
             raise self.expected("a clause (Head(X) :- Body.), a constraint (:- Body.) or a '#' directive")
         head = self.atom()
-        body: list[Literal] = []
+        body = []
         if self.is_punct(":-"):
             self.i += 1
             body = self.body()
