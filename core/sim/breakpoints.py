@@ -238,8 +238,9 @@ class Breakpoint:
         """The project.yaml mapping; ``mode`` only when it is not the kind's default (older files stay equal)."""
         d: dict[str, Any] = {"kind": self.kind}
         for key in ("step", "agent", "type", "concept", "action", "clause"):
-            if getattr(self, key) is not None:
-                d[key] = int(self.step) if key == "step" else getattr(self, key)
+            value = getattr(self, key)
+            if value is not None:
+                d[key] = int(value) if key == "step" else value
         if self.mode != default_mode(self.kind):
             d["mode"] = self.mode
         if not self.enabled:

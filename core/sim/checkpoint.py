@@ -43,7 +43,7 @@ class SimCheckpoint:
     goals_reached: np.ndarray   # int64 [N]
     paths: tuple[np.ndarray, ...]   # shared, not copied: a simulation replaces a path, never changes one
     agents: AgentTable          # immutable
-    rng_state: dict[str, Any]   # the generator's bit-generator state
+    rng_state: Mapping[str, Any]   # the generator's bit-generator state
     num_timings: int            # how many step times ``step_seconds`` held
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import threading
 import weakref
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from core.base.errors import ConfigError
@@ -94,7 +95,7 @@ def compiled_project(config: Any) -> CompiledProject:
             return entry[1]
         project = CompiledProject.of(config)
         try:
-            ref = weakref.ref(config, lambda r, key=key: _forget(key, r))
+            ref = weakref.ref(config, partial(_forget, key))
         except TypeError:
             return project
         _projects[key] = (ref, project)

@@ -19,9 +19,11 @@ from core.logic.lang.ontology import load_ontology
 from core.logic.lang.program import load_rules
 from core.map.io import load_map
 from core.map.model import CityMap
+from core.map.sampling import Variant
 
 EngineName = Literal["compiled", "z3"]
-ENGINES: tuple[str, ...] = ("compiled", "z3")
+ENGINES: tuple[EngineName, ...] = ("compiled", "z3")
+SAMPLINGS: tuple[Variant, ...] = ("master", "vis")
 
 
 @dataclass
@@ -40,7 +42,7 @@ class SimConfig:
     name: str = "custom"
     rule_section: str | None = None
     agent_region: int | None = None
-    sampling: str = "master"  # start/goal sampling variant: "master" (SPF/sim) or "vis" (VAP branch);
+    sampling: Variant = "master"  # start/goal sampling variant: "master" (SPF/sim) or "vis" (VAP branch);
     # see docs/reference.md#start-and-goal-sampling
     engine: EngineName = "compiled"
     steps: int = 300
@@ -78,7 +80,7 @@ def load_mode(path: str | Path, *, agents_split: str | None = None, engine: str 
     """
     path = Path(path)
     d = load_yaml(path)
-    if not isinstance(d, dict):
+    if not isinstance(d, LocatedDict):  # what load_yaml builds for every mapping
         raise ConfigError("a mode file must be a mapping", path, 1)
     base = path.parent
     known = {"name", "description", "map", "agents", "agents_train", "agents_val", "agents_test", "ontology",
@@ -103,7 +105,7 @@ def load_mode(path: str | Path, *, agents_split: str | None = None, engine: str 
     if steps < 0:
         raise d.error(f"steps must be 0 or more, got {steps}", "steps")
     sampling = expect(d, "sampling", str, required=False, default="master")
-    if sampling not in ("master", "vis"):
+    if sampling not in SAMPLINGS:
         raise d.error(f"sampling must be 'master' or 'vis', got {sampling!r}", "sampling")
     city = load_map(files["map"])
     agents = load_agent_set(files["agents"])

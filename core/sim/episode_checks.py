@@ -9,7 +9,7 @@ core/sim/episode_format.py.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, TypeGuard
 
 import numpy as np
 
@@ -57,7 +57,7 @@ def _check_shapes(arrays: Mapping[str, np.ndarray], fields: tuple[str, ...], pat
                                    f", not {arr.dtype}", path)
 
 
-def _is_int(v: Any) -> bool:
+def _is_int(v: Any) -> TypeGuard[int]:
     return isinstance(v, int) and not isinstance(v, bool)
 
 

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
@@ -281,15 +282,14 @@ class GridlockDetector:
             return int(s.edge_clause[a]), e, tuple(int(x) for x in s.edge_raw[a])
 
         live = bool((s.member >= 0).any())
-        for j in np.flatnonzero(added | any_moved):
-            j = int(j)
+        for j in map(int, np.flatnonzero(added | any_moved)):
             freed = False
             if any_moved[j] and live:
                 for a in np.flatnonzero(moved[j] & (s.member >= 0)):
                     freed |= self._moved(int(a), k + j)
             if added[j] or freed:   # after a gridlock ended any cycle may be new, else only through changed rows
                 roots = None if freed else np.flatnonzero(((graph[j] >= 0) & (graph[j] != prev[j])).any(axis=1))
-                self._link(k + j, graph[j], lambda a, j=j: edge(j, a), ss[j], roots)
+                self._link(k + j, graph[j], partial(edge, j), ss[j], roots)
             live = bool((s.member >= 0).any())
         # the state after step hi-1
         last = c - 1
@@ -355,8 +355,9 @@ class GridlockDetector:
             gi = int(owners[owners >= 0][0])
             for a in sorted(members):
                 if s.member[a] < 0:
+                    # B023: link() calls the test at once, while members and gi are this iteration's
                     s.gridlocks[gi].blocked.append(BlockedAgent(
-                        link(a, lambda x, members=members, gi=gi: x in members or s.member[x] == gi), k))
+                        link(a, lambda x: x in members or s.member[x] == gi), k))  # noqa: B023
                     s.member[a] = gi
         # agents whose wait edges lead into a gridlock are stuck behind it (breadth first, one round per hop)
         while True:

@@ -6,14 +6,15 @@ readable and re-groundable after the original files change or move — a researc
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from core.agents.io import dumps_agent_set, loads_agent_set
 from core.base.errors import EpisodeFileError, LogiCityError
 from core.logic.lang.ontology import loads_ontology
 from core.logic.lang.program import parse_rules
 from core.map.io import dumps_map, loads_map
-from core.sim.config import SimConfig
+from core.map.sampling import Variant
+from core.sim.config import EngineName, SimConfig
 
 ROLES = ("map", "agents", "ontology", "rules")
 
@@ -56,5 +57,7 @@ def config_from_episode(meta: dict[str, Any], source: str | Path | None = None) 
         raise EpisodeFileError(f"embedded configuration is invalid: {exc}", source) from None
     return SimConfig(city=city, agents=agents, ontology=ontology, rules=rules, name=str(meta.get("mode", "episode")),
                      rule_section=meta.get("rule_section"), agent_region=meta.get("agent_region"),
-                     sampling=str(meta.get("sampling", "master")),
-                     engine=str(meta.get("engine", "compiled")), source=str(source) if source else None)
+                     # names other than the known ones are refused where the sampler and the engine are made
+                     sampling=cast(Variant, str(meta.get("sampling", "master"))),
+                     engine=cast(EngineName, str(meta.get("engine", "compiled"))),
+                     source=str(source) if source else None)

@@ -267,7 +267,8 @@ def resolve_trip(i: int, agent: Any, kind: Kind, city, sampler, rng: np.random.G
 def _draw_trip(kind: Kind, city, sampler, rng, start: tuple[int, int], label: str):
     last = None
     for _ in range(MAX_PLAN_TRIES):
-        goal = tuple(int(v) for v in sampler.sample_goal(kind, start, rng))
+        row, col = sampler.sample_goal(kind, start, rng)
+        goal = (int(row), int(col))
         try:
             return goal, plan_trip(kind, city, start, goal)
         except LogiCityError as exc:  # this goal cannot be planned: draw another, as the simulator does

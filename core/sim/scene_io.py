@@ -136,7 +136,7 @@ def _path(item: LocatedDict) -> tuple[tuple[int, int], ...] | None:
 
 def _agent(item: Any, items: LocatedList, i: int) -> SceneAgent:
     what = f"agent #{i + 1}"
-    if not isinstance(item, dict):
+    if not isinstance(item, LocatedDict):  # scene data is Located throughout (loads_yaml, _locate_plain)
         raise items.error(f"{what} must be a mapping, got {yaml_type_name(item)}", i)
     reject_unknown_keys(item, _AGENT_KEYS, what)
     tname = expect(item, "type", str, what=what)
@@ -174,7 +174,7 @@ def scene_from_data(data: Any, file: str | None = None) -> Scene:
     coin_items = expect(data, "coins", list, required=False, default=[])
     for j, entry in enumerate(coin_items):
         what = f"coin #{j + 1}"
-        if not isinstance(entry, dict):
+        if not isinstance(entry, LocatedDict):
             raise coin_items.error(f"{what} must be a mapping with a, b and outcome", j)
         reject_unknown_keys(entry, _COIN_KEYS, what)
         ab = []
@@ -197,9 +197,9 @@ def _locate_plain(data: Any, file: str | None) -> Any:
         out.file = file
         return out
     if isinstance(data, list):
-        out = LocatedList([_locate_plain(v, file) for v in data])
-        out.file = file
-        return out
+        out_l = LocatedList([_locate_plain(v, file) for v in data])
+        out_l.file = file
+        return out_l
     return data
 
 

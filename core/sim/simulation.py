@@ -27,6 +27,7 @@ from core.sim.move_arena import HEADING_OF, REALISED_OF, STOP_COL, MoveArena
 from core.sim.movement import CAR_STOP, DECIDED_TABLE, LOCAL_TABLE, PED_STOP, move_choice
 from core.sim.provenance import city_hash, table_agents_hash
 from core.sim.replay import config_texts
+from core.sim.rule_segments import RuleSegment
 from core.sim.scene_check import SceneError, resolve_trip
 
 #: Steps an agent waits on its goal before starting a new trip (reference REACH_GOAL_WAITING;
@@ -98,8 +99,8 @@ class Simulation:
         self.agent_schedule: dict[int, AgentTable] = {}
         #: rule programs that decide from a step on (step -> core.sim.rule_segments.RuleSegment): the rule editor's
         #: branch with edited rules; set with set_rule_schedule, applied in step() (replays apply them again)
-        self.rule_schedule: dict[int, object] = {}
-        self._segment = None            # the RuleSegment deciding now (None: the config's program)
+        self.rule_schedule: dict[int, RuleSegment] = {}
+        self._segment: RuleSegment | None = None            # the RuleSegment deciding now (None: the config's program)
         self._fired_offset = 0          # its clauses' offset in the recording's clause table
         self.buffer: EpisodeBuffer | None = None
         if record:
@@ -211,7 +212,7 @@ class Simulation:
             return np.asarray(self.city.lane_graph.route(tuple(start), tuple(goal)), np.int32)
         return np.asarray(walk_path(self.city, tuple(start), tuple(goal)), np.int32)
 
-    def _new_trip(self, i: int, start: np.ndarray, first: bool = False) -> None:
+    def _new_trip(self, i: int, start: np.ndarray | tuple[int, int], first: bool = False) -> None:
         """Sample a goal from ``start`` and plan the path (retrying with new goals if planning fails)."""
         last_exc: Exception | None = None
         for _ in range(MAX_PLAN_TRIES):
@@ -270,7 +271,7 @@ class Simulation:
         if self.rule_schedule:
             self._scheduled_rules()
 
-    def set_rule_schedule(self, schedule: Mapping[int, object]) -> None:
+    def set_rule_schedule(self, schedule: Mapping[int, RuleSegment]) -> None:
         """Let each :class:`~core.sim.rule_segments.RuleSegment` decide from its step on (core/sim/rule_segments.py);
         the recording's witness columns grow to the widest program."""
         self.rule_schedule = dict(schedule)
