@@ -172,6 +172,8 @@ class _Search:
         stop_u = np.ones((len(first), T, T), dtype=bool)
         clause_u = np.full((len(first), T, T), -1, dtype=np.int64)
         rs, rt = s[first], t[first]
+        a_idx: np.ndarray
+        b_idx: np.ndarray
         a_idx, b_idx = np.meshgrid(np.arange(T), np.arange(T), indexing="ij")
         a_idx, b_idx = a_idx.reshape(-1), b_idx.reshape(-1)
         fits = self.ok[rs][:, a_idx] & self.ok[rt][:, b_idx]          # [U, T*T]
@@ -292,7 +294,8 @@ def _three_cycles(search: _Search, waits: _Waits, n: int, budget: int,
     two = ws.astype(np.float32) @ ws.astype(np.float32)         # paths of length 2
     close = (two > 0) & ws.T                                      # s ->> u and u -> s
     cand = np.argwhere(close)
-    found, count, checked = [], 0, 0
+    found: list[tuple[tuple[int, int, int], tuple[int, int, int]]] = []
+    count, checked = 0, 0
     complete = True
     for s, u in cand.tolist():
         for t in np.flatnonzero(ws[s] & ws[:, u]).tolist():
@@ -304,6 +307,7 @@ def _three_cycles(search: _Search, waits: _Waits, n: int, budget: int,
             if check is not None and checked % 500 == 0:
                 check()
             m1, m2, m3 = waits.at(s, t), waits.at(t, u), waits.at(u, s)
+            assert m1 is not None and m2 is not None and m3 is not None   # ws marks pairs that have a wait table
             # types a, b, c with m1[a, b] & m2[b, c] & m3[c, a]
             hit = np.argwhere(m1[:, :, None] & m2[None, :, :] & m3.T[:, None, :])
             for a, b, c in hit.tolist():

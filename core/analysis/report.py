@@ -270,13 +270,13 @@ def analyze_rules(rules: RuleFile, *, config=None, sections: tuple[str, ...] | N
     if episode is not None:
         phase("coverage")
         section = episode.meta.get("rule_section") or None
-        prog = None
+        episode_prog: Program | None = None
         try:
-            prog = rules.program(section)
+            episode_prog = rules.program(section)
         except KeyError:
             notes.append(f"the episode ran rule section {section!r}, which this file does not have; clause lines "
                          f"are not shown")
-        cov = episode_coverage(episode, prog)
+        cov = episode_coverage(episode, episode_prog)
     return RulesAnalysis(rules.file, tuple(out), cov, tuple(notes))
 
 

@@ -66,8 +66,8 @@ def semantic_truth(onto: Ontology, pred: str, t: AgentType) -> bool:
 def agent_types(onto: Ontology, used: Sequence[str], max_cars: int) -> list[AgentType]:
     """The agent types that can make a difference to a program using predicates ``used``: each kind with no
     concept or one concept the program tests; car priorities 1..max_cars when it uses HigherPri, else 1."""
-    concepts = {onto[p].grounding[3:] for p in used
-                if not onto[p].is_action and onto[p].grounding and onto[p].grounding[3:] in KNOWN_CONCEPTS}
+    groundings = (onto[p].grounding for p in used if not onto[p].is_action)
+    concepts = {g[3:] for g in groundings if g and g[3:] in KNOWN_CONCEPTS}
     prio = any(onto[p].grounding == "higher_priority" for p in used if not onto[p].is_action)
     out: list[AgentType] = []
     for kind in (Kind.CAR, Kind.PEDESTRIAN):

@@ -367,7 +367,8 @@ def dead_clauses(program: Program, *, max_entities: int | None = None, timeout_m
     sizes = _domain_sizes(program, max_entities)
     constraint_tracks = [f"constraint {c.label}" for c in program.constraints]
     for c in program.clauses:
-        dead, core = True, ()
+        dead = True
+        core: tuple[str, ...] = ()
         for k in sizes:
             enc = _Encoding(program, k, timeout_ms)
             res, core_l = enc.check(z3.Or(enc.bodies[c.id]), drop=constraint_tracks)

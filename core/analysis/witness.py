@@ -83,13 +83,12 @@ def _types(program: Program, w: WitnessScene, ents: list[int]) -> list[AgentType
     kinds = [Kind.CAR if w.types[e] == "Car" else Kind.PEDESTRIAN for e in ents]
     concepts = []
     for e, kind in zip(ents, kinds):
-        cs = tuple(onto[p].grounding[3:] for p in w.unary[e]
-                   if onto[p].grounding and onto[p].grounding[3:] in KNOWN_CONCEPTS
-                   and KNOWN_CONCEPTS[onto[p].grounding[3:]] == kind)
+        groundings = (onto[p].grounding for p in w.unary[e])
+        cs = tuple(g[3:] for g in groundings if g and g[3:] in KNOWN_CONCEPTS and KNOWN_CONCEPTS[g[3:]] == kind)
         concepts.append(tuple(dict.fromkeys(cs)))
     # priorities: HigherPri(a, b) = priority(a) < priority(b); cars get 1 + the longest chain above them
     hp = {p.name for p in onto.binary if p.grounding == "higher_priority"}
-    above = {i: set() for i in range(len(ents))}
+    above: dict[int, set[int]] = {i: set() for i in range(len(ents))}
     index = {w.entities[e]: i for i, e in enumerate(ents)}
     for pred, a, b in w.binary:
         if pred in hp and a in index and b in index:
@@ -107,8 +106,9 @@ def witness_scene(config, program: Program, heads: tuple[str, str], w: WitnessSc
                   verify: bool = True) -> ConflictScene | None:
     """A scene on ``config``'s map in which the ego (agent 0) derives both ``heads`` (see module doc), or None
     when no placement within ``budget`` candidate placements does."""
-    fires = [firing_bindings(program, w, h) for h in heads]
-    if any(f is None for f in fires):
+    found = [firing_bindings(program, w, h) for h in heads]
+    fires = [f for f in found if f is not None]
+    if len(fires) < len(found):
         return None
     ents = sorted({0} | {e for _, env in fires for e in env.values()})
     local = {e: i for i, e in enumerate(ents)}
@@ -206,7 +206,7 @@ def _decides(engine, onto, tables, types, chosen, heads, coins) -> bool:
     k = len(chosen)
     dom = np.array([chosen], dtype=np.int64)
     dty = np.array([list(range(k))], dtype=np.int64)
-    cv = {}
+    cv: dict[str, np.ndarray] = {}
     for (name, i, j), v in coins.items():
         cv.setdefault(name, np.zeros((1, k, k), dtype=bool))[0, i, j] = v
     interp = interpretation(onto, tables, types, dom, dty, cv)

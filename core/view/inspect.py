@@ -36,12 +36,15 @@ from core.base.codes import ACTION_NAMES, HEADING_NAMES, Kind
 from core.base.world import AgentTable, WorldSnapshot
 from core.logic.engines.decisions import make_firing
 from core.logic.grounding.grounder import Grounder
-from core.logic.lang.syntax import EGO
+from core.logic.lang.syntax import EGO, Clause
 from core.sim.compiled import CompiledProject, compiled_project
 from core.sim.episode import FIRED_FORCED, CoinOutcomes
 from core.sim.rule_segments import clauses_for
 from core.view.colouring import NOT_DECIDED, detailed_type
 from core.view.overrides import active_intervention, overrides_at  # noqa: F401  (re-exported)
+
+#: (clause, agent, witness) of a recorded firing: the clause object, the agent's index, its witness row
+Firing = tuple[Clause, int, np.ndarray]
 
 #: View tables an inspector keeps (:meth:`Inspector.view_rows`): a few hundred small tuples.
 VIEW_CACHE_SIZE = 256
@@ -142,7 +145,7 @@ class Inspector:
     def grounder(self) -> Grounder:
         return self.project.grounder
 
-    def _proven_coins(self, clause, agent: int, witness: np.ndarray, snap,
+    def _proven_coins(self, clause: Clause, agent: int, witness: np.ndarray, snap,
                       local: Mapping[int, int] | None = None) -> dict[tuple[str, int, int], bool]:
         """CollidingClose values the recorded firing proves: its literals over coin-drawing pairs held as written
         (a positive literal was true, a negated one false). ``local`` maps global agent indices to those of
@@ -174,7 +177,7 @@ class Inspector:
         derived: tuple[str, ...] = ()
         fired_clause = -1
         witness: tuple[tuple[str, str], ...] = ()
-        firing = None   # (clause, agent, witness) of the recorded firing
+        firing: Firing | None = None
         if d is not None:
             rec = episode.step_record(d)
             decided = ACTION_NAMES[int(rec.decided[agent])]
@@ -227,7 +230,7 @@ class Inspector:
             view=view, actions=np.asarray(episode.array("decided")[:, agent], np.int8).copy(), view_error=view_error,
             pending=k >= episode.num_steps, upcoming=self._upcoming(episode, k, agent), coins=source)
 
-    def view_rows(self, snap, agent: int, firing=None, seed: int = 0,
+    def view_rows(self, snap, agent: int, firing: Firing | None = None, seed: int = 0,
                   coins: CoinOutcomes | None = None) -> tuple[ViewRow, ...]:
         """The true-predicates table of ``agent``'s view of ``snap``, re-grounded for that view only. ``coins``: the
         CollidingClose coins the simulation drew when it decided ``snap`` (:meth:`EpisodeView.coins
@@ -250,7 +253,8 @@ class Inspector:
             self._views.popitem(last=False)
         return rows
 
-    def _view_rows(self, snap, agent: int, firing, seed: int, coins: CoinOutcomes | None) -> tuple[ViewRow, ...]:
+    def _view_rows(self, snap, agent: int, firing: Firing | None, seed: int,
+                   coins: CoinOutcomes | None) -> tuple[ViewRow, ...]:
         sub, members = view_world(self.grounder, snap, agent)
         local = {int(a): i for i, a in enumerate(members)}
         if coins is not None:
@@ -272,7 +276,7 @@ class Inspector:
         return None if e is None else ACTION_NAMES[int(e["action"])]
 
 
-def _view_key(snap, agent: int, firing, seed: int, coins: CoinOutcomes | None) -> tuple:
+def _view_key(snap, agent: int, firing: Firing | None, seed: int, coins: CoinOutcomes | None) -> tuple:
     """What a view table is computed from (see :meth:`Inspector.view_rows`), as a hashable key."""
     a = snap.agents
     who = (a.names, np.asarray(a.kinds).tobytes(), np.asarray(a.priorities).tobytes(),

@@ -87,7 +87,7 @@ class RunningStats:
     """The statistics of a growing recording, kept up to date incrementally.
 
     Why: the dock refreshes several times a second while a recording of 10,000+ steps grows; recomputing every
-    per-step count from scratch made each refresh O(recorded steps x agents). :meth:`update` scans only the steps
+    per-step count from scratch would make each refresh O(recorded steps x agents). :meth:`update` scans only the steps
     recorded since the previous call (or everything again when the recording was replaced or cut), and the
     per-cursor figures are read from cumulative arrays in O(1) per clause.
 
@@ -97,6 +97,9 @@ class RunningStats:
     """
 
     def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
         self.episode = None
         self.steps = 0
         self.counts = np.zeros((0, 4), np.int64)
@@ -104,9 +107,6 @@ class RunningStats:
         self.ped = np.zeros(0, np.int64)
         self.car = np.zeros(0, np.int64)
         self.clauses_cum = np.zeros((0, 1), np.int64)
-
-    def reset(self) -> None:
-        self.__init__()
 
     def update(self, episode) -> bool:
         """Catch up with ``episode``; True when something changed."""
