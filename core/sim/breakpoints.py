@@ -14,9 +14,9 @@ A breakpoint is a *condition* (``kind``) about a *subject* and, for conditions t
 * ``mode``: ``when`` is edge-triggered: it fires in the step in which the condition *becomes* true for a subject
   agent ("when Car_2 starts to Stop": it decided Stop in step k but not in step k-1; in the first step there is no
   earlier decision, so a Stop there counts as starting). ``while`` is level-triggered: it fires in every step in
-  which the condition holds ("while Car_2 does Stop"). Older project files have no ``mode``; their action
-  breakpoints fired on every such step, so ``while`` is the default for ``action`` and ``clause``; a gridlock
-  breakpoint defaults to ``when`` (a lock-up lasts hundreds of steps).
+  which the condition holds ("while Car_2 does Stop"). ``while`` is the default for ``action`` and ``clause``, so
+  a project file without ``mode`` hits on every such step; a gridlock breakpoint defaults to ``when`` (a lock-up
+  lasts hundreds of steps).
 
 Conventions (as core/sim/events.py): step k is the transition from state k to state k+1; a hit during step k
 shows state k, the state in which the decision was taken (a step breakpoint shows state N itself).
@@ -61,8 +61,8 @@ def default_mode(kind: str) -> str | None:
 class Breakpoint:
     """A condition that pauses playback (see the module docstring for the kinds, subjects and modes).
 
-    Positional order ``(kind, step, agent, action, enabled)`` is that of older versions; the subject fields
-    ``type``/``concept``, ``clause`` and ``mode`` come after. ``mode`` is normalised (None: the kind's default),
+    Positional order ``(kind, step, agent, action, enabled)`` stays fixed for positional callers; the subject
+    fields ``type``/``concept``, ``clause`` and ``mode`` come after. ``mode`` is normalised (None: the kind's default),
     so two breakpoints that mean the same compare equal.
     """
 
@@ -235,7 +235,7 @@ class Breakpoint:
 
     # ---- project.yaml -----------------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
-        """The project.yaml mapping; ``mode`` only when it is not the kind's default (older files stay equal)."""
+        """The project.yaml mapping; ``mode`` only when it is not the kind's default (a file without modes reads back equal)."""
         d: dict[str, Any] = {"kind": self.kind}
         for key in ("step", "agent", "type", "concept", "action", "clause"):
             value = getattr(self, key)

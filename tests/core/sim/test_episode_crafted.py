@@ -1,4 +1,4 @@
-"""Crafted episode files (issue 10 item 10): negative or huge .npy shape headers, 0-d arrays, nested, huge or
+"""Crafted episode files: negative or huge .npy shape headers, 0-d arrays, nested, huge or
 undecodable meta.json, wrong agent counts and unsupported ZIP features each give an EpisodeFileError naming the
 file and the problem — never a RecursionError/ValueError/TypeError/OverflowError, never a mapping or allocation
 larger than the file. Also a small fixed-seed mutation test of the loader, and `main.py render` on such a file."""

@@ -1,5 +1,5 @@
-"""The live episode buffer grows without a whole-history copy in any one append (issue: a 1000-agent run took
-about a second for the step that doubled the arrays at step 8191) and stays exact across growth and truncation."""
+"""The live episode buffer grows without a whole-history copy in any one append (a copy of every recorded step
+would stall the step that triggers it in a long, many-agent run) and stays exact across growth and truncation."""
 import numpy as np
 
 from core.base.world import AgentTable

@@ -1,7 +1,7 @@
-"""The acceptance fact of issue 13 item 3: with seed 0 the bundled default city (what ``python main.py`` opens) locks
-up — 8 of its 10 cars stop each other for good through CollidingClose — and the lock-up is flagged by step 2,700.
+"""With seed 0 the bundled default city (what ``python main.py`` opens) locks up — 8 of its 10 cars stop each other
+for good through CollidingClose — and the lock-up is flagged by step 2,700.
 
-Long (3,000 simulated steps, about 6 s on a free core), hence slow-marked; docs/gridlock.md has the figures."""
+Long (3,000 simulated steps), hence slow-marked; docs/gridlock.md has the figures."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""Explanations agree everywhere (issue 13 item 2): the map's "Action (next)" / "Fired clause" colourings, the
+"""Explanations agree everywhere: the map's "Action (next)" / "Fired clause" colourings, the
 inspector, the map's forced-action outline and the timeline's 'forced' markers say the same thing about every
 agent at every state, including the newest one (nothing decided yet, except what a user override will force)."""
 from __future__ import annotations

@@ -159,7 +159,7 @@ def test_z3_interrupt_from_another_thread():
     from core.logic.engines.z3engine import Z3Interrupted
     prog = program("sim_expert", "full", "main")
     small = random_tables(prog.ontology, np.random.default_rng(5), 50, 6, 0.5)
-    big = random_tables(prog.ontology, np.random.default_rng(6), 20000, 6, 0.5)  # several seconds of work
+    big = random_tables(prog.ontology, np.random.default_rng(6), 20000, 6, 0.5)  # still deciding when the interrupt comes
     eng = Z3Engine(prog)
     started, out = threading.Event(), {}
 

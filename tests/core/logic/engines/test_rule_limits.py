@@ -1,4 +1,4 @@
-"""Rule limits (issue 10 items 6-8): many-variable clauses are evaluated variable by variable with bounded memory
+"""Rule limits: many-variable clauses are evaluated variable by variable with bounded memory
 (same answers as the dense evaluation and the z3 engine) or refused with a RuleError at the clause's line; huge
 reward numbers and oversized rule texts are located RuleErrors, and a syntax error near the top of a big file is
 reported without tokenising the rest."""
@@ -137,7 +137,7 @@ def test_a_wide_join_is_refused_when_the_engine_is_built():
 
 
 def test_too_many_variables_is_refused():
-    n = 70  # numpy arrays have at most 64 axes: this used to be a ValueError
+    n = 70  # more than numpy's 64 axes: refused as a located RuleError, not a numpy ValueError
     prog = parse_program(chain_rule(n, line_offset=4), ONTO, "many.rules")
     with pytest.raises(RuleError) as err:
         CompiledEngine(prog)
@@ -145,7 +145,7 @@ def test_too_many_variables_is_refused():
 
 
 def test_a_join_too_large_for_the_view_is_refused_at_the_step():
-    """Width 8 with 12 entities in view: 12^8 = 430 million values per ego (was: gigabytes, then OOM)."""
+    """Width 8 with 12 entities in view: 12^8 = 430 million values per ego, refused before any is allocated."""
     prog = parse_program(clique_rule(8), ONTO, "wide.rules")
     eng = CompiledEngine(prog)  # width 8 is allowed in principle (small views)
     small = random_tables(ONTO, np.random.default_rng(2), 5, 3, 0.9)
@@ -193,8 +193,8 @@ def test_an_oversized_rule_file_is_refused_before_reading(tmp_path):
 
 
 def test_an_early_syntax_error_is_reported_without_reading_on(monkeypatch):
-    """The first error is found by a lazy tokeniser: the rest of a big file is never tokenised (it was: the
-    whole file tokenised first, 14 s and 800 MB for 5 MB)."""
+    """The first error is found by a lazy tokeniser: the rest of a big file is never tokenised (tokenising a file
+    of the largest accepted size up front would cost far more time and memory than the one error needs)."""
     made = []
 
     def counting(text, file=None):

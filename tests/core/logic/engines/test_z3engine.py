@@ -1,7 +1,7 @@
 """The z3 engine keeps its per-thread solver templates inside a Qt worker thread.
 
-Regression: with ``threading.local`` the templates vanished between queued calls into a QThread (PySide enters
-Python with a fresh thread state each time), so every studio step rebuilt them (~30x slower).
+Why: ``threading.local`` storage does not survive between queued calls into a QThread (PySide enters Python with a
+fresh thread state each time), so templates kept there would be rebuilt at every studio step.
 """
 from __future__ import annotations
 
