@@ -350,7 +350,7 @@ def scene_problems(config, scene: Scene) -> list[SceneError]:
     # where each agent stands (checked above; an open goal does not matter here)
     cells = [t.position if t is not None else a.position for t, a in zip(trips, scene.agents)]
     if scene.coins and not bad and all(c is not None for c in cells):
-        table = AgentSet(tuple(specs)).table()  # type: ignore[arg-type]
+        table = AgentSet(tuple(specs)).table()  # type: ignore[arg-type]  # no spec is None when none is bad
         heads = [t.heading if t is not None else int(a.heading) for t, a in zip(trips, scene.agents)]
         snap = WorldSnapshot(0, table, np.array(cells, np.int32).reshape(-1, 2), np.array(heads, np.int8))
         note(None, check_coins, scene.coins, compiled_project(config).grounder, snap, config.ontology)

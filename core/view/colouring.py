@@ -267,7 +267,8 @@ def _by_goals(ctx: ColourContext) -> Colouring:
 def _ramp(t: float) -> RGB:
     """Light-to-dark green ramp for counts."""
     lo, hi = np.array([210, 235, 200]), np.array([20, 110, 50])
-    return tuple(int(v) for v in lo + (hi - lo) * float(t))  # type: ignore[return-value]
+    r, g, b = (int(v) for v in lo + (hi - lo) * float(t))
+    return r, g, b
 
 
 def colour_schemes(concepts: Sequence[str] | None = None) -> dict[str, Scheme]:

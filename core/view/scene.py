@@ -93,7 +93,8 @@ def fov_box(grounder, position, heading) -> tuple[int, int, int, int] | None:
     if grounder is None:
         return None
     box = grounder.fov_boxes(np.asarray([position], np.int64), np.asarray([heading], np.int64))[0]
-    return tuple(int(v) for v in box)  # type: ignore[return-value]
+    r0, r1, c0, c1 = (int(v) for v in box)
+    return r0, r1, c0, c1
 
 
 def build_scene(episode, k: int, *, scheme: str = "Type", selected: int | None = None,

@@ -108,6 +108,8 @@ class Ontology:
         object.__setattr__(self, "_binary", tuple(p for p in grounded if p.arity == 2))
 
     # -- lookup -------------------------------------------------------------------------------------------
+    # (the ignores below: __post_init__ sets these caches with object.__setattr__, outside the dataclass fields,
+    # so mypy does not know them)
     def __contains__(self, name: object) -> bool:
         return name in self._by_name  # type: ignore[attr-defined]
 
