@@ -170,7 +170,7 @@ class PanelHost(QtCore.QObject):
                 w.tabifyDockWidget(self.dock_of(spec.tabify_with), b.dock)
         for b in self._built.values():
             if b.spec.tabify_with in self._built:   # the first of each tab group stays in front
-                self.dock_of(b.spec.tabify_with).raise_()
+                self.dock_of(self._group_root(b.spec.name)).raise_()
             if not b.spec.visible:
                 b.dock.hide()
             if b.spec.open_height:
@@ -180,6 +180,15 @@ class PanelHost(QtCore.QObject):
         w.layout().invalidate()
         w.layout().activate()
         self.apply_sizes()
+
+    def _group_root(self, name: str) -> str:
+        """The panel a tab group was started with: followed through ``tabify_with`` (History → Breakpoints →
+        Legend)."""
+        seen = {name}
+        while (parent := self._built[name].spec.tabify_with) in self._built and parent not in seen:
+            seen.add(parent)
+            name = parent
+        return name
 
     def apply_sizes(self) -> None:
         """The default sizes: widths per panel, heights per column of split panels."""

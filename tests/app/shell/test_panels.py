@@ -48,6 +48,10 @@ def test_the_docks_come_from_the_registry(qtbot, tmp_path):
         assert win.timeline is win.window.panels.widget("timeline") and win.panel("render") is win.window.panels.widget("render")
         assert win.window.dockWidgetArea(win.docks["inspector"]) == RIGHT
         assert win.docks["render"].isHidden() and not win.docks["legend"].isHidden()
+        qtbot.waitExposed(win.window)
+        # each tab group shows the panel it was started with: Legend in front of Breakpoints and History
+        assert not win.docks["legend"].visibleRegion().isEmpty()
+        assert win.docks["breakpoints"].visibleRegion().isEmpty() and win.docks["history"].visibleRegion().isEmpty()
         win.docks["render"].show()                      # opened from View ▸ Docks: a tab next to Statistics
         assert win.docks["render"] in win.window.tabifiedDockWidgets(win.docks["statistics"])
         assert win.window.panels.controller("render").jobs is win.jobs   # generation runs on the window's runner
