@@ -51,18 +51,17 @@ def main() -> None:
 
     from PySide6 import QtCore, QtGui, QtWidgets
 
-    from app.shell.window import MainWindow
-    from app.shell.settings import make_settings
+    from tests.support.driver import studio_window
     from core.map.generate import generate_city
     from core.map.cells import BLD_SHIFT, TH, TV
     from core.studio import city_edit
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv)
     tmp = Path(tempfile.mkdtemp(prefix="bench-city-"))
-    win = MainWindow(make_settings(tmp / "s.ini"))
+    win = studio_window(tmp / "s.ini")
     win.answers["unsaved"] = "discard"
-    win.resize(1440, 900)
-    win.show()
+    win.window.resize(1440, 900)
+    win.window.show()
     assert win.open_path(ROOT / "configs" / "modes" / "default.yaml")
     t0 = time.time()
     while (win.history is None or win.syncing) and time.time() - t0 < 120:
@@ -168,7 +167,7 @@ def main() -> None:
                   f"{med / TARGET_MS:4.2f}   + lanes overlay {lmed:6.1f}   undo {umed:6.1f}   validation {cmed:6.1f}")
         ed.set_mode(False)
     win.answers["unsaved"] = "discard"
-    win.close()
+    win.window.close()
     os._exit(0)   # skip interpreter teardown of the Qt objects
 
 

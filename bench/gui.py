@@ -108,13 +108,12 @@ def headless_memory_per_step(config, warmup: int, steps: int) -> float:
 def bench_case(app, title: str, project, args) -> dict:
     from PySide6 import QtCore
 
-    from app.shell.window import MainWindow
-    from app.shell.settings import make_settings
+    from tests.support.driver import studio_window
 
-    win = MainWindow(make_settings(Path(tempfile.mkdtemp()) / "s.ini"))
-    win.resize(1440, 900)
-    win.show()
-    win._install_project(project, None)
+    win = studio_window(Path(tempfile.mkdtemp()) / "s.ini")
+    win.window.resize(1440, 900)
+    win.window.show()
+    win.feature("project").install(project, None)
     wait_until(app, lambda: win.history is not None)
     # record an episode as fast as possible
     win.set_speed(0)
@@ -155,7 +154,7 @@ def bench_case(app, title: str, project, args) -> dict:
                     agents = getattr(win, "agents_ctl", None)   # the Agents panel's rows too (33d0b4c has none)
                     if agents is not None:
                         agents.refresh_rows()
-                    win.repaint()
+                    win.window.repaint()
                 lat.append(time.perf_counter() - t0)
                 cpu.append(time.thread_time() - c0)
                 settle(app)   # deferred work and its paints finish between samples (not timed)
@@ -189,7 +188,7 @@ def bench_case(app, title: str, project, args) -> dict:
     # seek: branch back to random past steps, newest first (each branch discards the steps after it)
     seeks = []
     branched: list[int] = []
-    win.controller.worker.branched.connect(lambda _g, k: branched.append(k))
+    win.simulation.worker.branched.connect(lambda _g, k: branched.append(k))
     n_seeks = min(args.seeks, t - 1) if hasattr(win, "branch_at") else 0   # 33d0b4c (comparisons) has no branch_at
     for k in sorted(rng.choice(np.arange(1, t), size=n_seeks, replace=False).tolist(), reverse=True):
         n = len(branched)
@@ -198,8 +197,8 @@ def bench_case(app, title: str, project, args) -> dict:
         wait_until(app, lambda: len(branched) > n, timeout=60)
         seeks.append((time.perf_counter() - t0) * 1000)
     out["seek ms"] = (float(np.median(seeks)), float(np.max(seeks))) if seeks else (float("nan"), float("nan"))
-    win.dirty = False
-    win.close()
+    win.session.mark_saved()
+    win.window.close()
     return out
 
 
@@ -301,15 +300,14 @@ def long_case(app, args) -> dict:
     from PySide6 import QtCore
     from PySide6.QtTest import QTest
 
-    from app.shell.window import MainWindow
-    from app.shell.settings import make_settings
+    from tests.support.driver import studio_window
 
     project, episode, spent = long_recording(args.long_steps, args.long_agents, Path(args.long_cache))
-    win = MainWindow(make_settings(Path(tempfile.mkdtemp()) / "s.ini"))
-    win.resize(1440, 900)
-    win.show()
+    win = studio_window(Path(tempfile.mkdtemp()) / "s.ini")
+    win.window.resize(1440, 900)
+    win.window.show()
     t0 = time.perf_counter()
-    win._install_project(project, episode)
+    win.feature("project").install(project, episode)
     wait_until(app, lambda: win.history is not None and not win.syncing, timeout=3600)
     out: dict = {"title": f"{args.long_steps} steps x {args.long_agents} agents", "simulated s": spent,
                  "sync s": time.perf_counter() - t0, "recorded": win.num_steps, "continuable": win.sim_steps}
@@ -380,13 +378,13 @@ def long_case(app, args) -> dict:
     win.pause()
     out["replay gaps"] = probe.stop()
     out["recorded after"] = win.num_steps
-    win.dirty = False
-    win.close()
+    win.session.mark_saved()
+    win.window.close()
     return out
 
 
 def print_long(r: dict) -> None:
-    print(f"\nLong recording: {r['title']} (issue 13: worst event-loop gap < {LONG_GAP_TARGET_MS:g} ms while "
+    print(f"\nLong recording: {r['title']} (targets: worst event-loop gap < {LONG_GAP_TARGET_MS:g} ms while "
           f"playing, full-window seek median < {LONG_SEEK_TARGET_MS:g} ms), all through the real event loop")
     how = (f"simulated headless in {r['simulated s']:.0f} s and cached" if r["simulated s"] else "read from the cache")
     print(f"recording: {r['recorded']} steps ({how}; the studio re-simulated {r['continuable']} of them in "

@@ -52,8 +52,7 @@ def main() -> int:
     from PySide6.QtTest import QTest
 
     from app.features.rule_editor.controller import DEBOUNCE_MS
-    from app.shell.window import MainWindow
-    from app.shell.settings import make_settings
+    from tests.support.driver import studio_window
     from core.analysis.diagnostics import diagnose
 
     files = sorted((ROOT / "configs" / "rules").glob("*.rules"), key=lambda p: p.stat().st_size)
@@ -61,11 +60,10 @@ def main() -> int:
     mode = ROOT / "configs" / "modes" / f"{largest.stem}.yaml"
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])
     tmp = tempfile.mkdtemp(prefix="bench-rule-editor-")
-    win = MainWindow(make_settings(Path(tmp) / "s.ini"))
-    win.non_interactive = True
+    win = studio_window(Path(tmp) / "s.ini", unattended=True)
     win.answers["unsaved"] = "discard"
-    win.resize(1440, 900)
-    win.show()
+    win.window.resize(1440, 900)
+    win.window.show()
 
     def wait(cond, timeout=60.0) -> None:
         end = time.perf_counter() + timeout
@@ -114,7 +112,7 @@ def main() -> int:
         errors += any(x.severity == "error" for x in d)
         assert ctl.diagnostics["rules"] == d, "the editor shows the diagnostics of the text typed"
         n1 = done["n"]
-        win.undo.undo()
+        win.undo_stack.undo()
         wait(lambda: done["n"] > n1 and page.text() == text)
         pause = time.perf_counter() + (DEBOUNCE_MS + 20) / 1000      # a typist's pause (the next key leads)
         wait(lambda: time.perf_counter() > pause and not ctl._timer.isActive() and not ctl._in_flight)
@@ -127,7 +125,7 @@ def main() -> int:
     print(_stats("diagnose", diag_ms))
     print(f"  end to end: target < {TARGET_MS:.0f} ms -> ratio median/target {med / TARGET_MS:.3f} "
           f"({'OK' if med < TARGET_MS else 'OVER'})")
-    win.close()
+    win.window.close()
     return 0
 
 

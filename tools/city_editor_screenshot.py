@@ -6,17 +6,16 @@ import sys, time
 from pathlib import Path
 sys.path.insert(0, ".")
 from PySide6 import QtCore, QtWidgets
-from app.shell.window import MainWindow
-from app.shell.settings import make_settings
+from tests.support.driver import studio_window
 from core.map.edit import plan_rect, plan_stroke
 from core.studio import city_edit
 from core.studio.city_edit import CityEdit
 
 app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv)
-win = MainWindow(make_settings(Path("/tmp/shot.ini")))
+win = studio_window(Path("/tmp/shot.ini"))
 win.answers["unsaved"] = "discard"
-win.resize(1440, 1125)
-win.show()
+win.window.resize(1440, 1125)
+win.window.show()
 assert win.open_path("configs/modes/default.yaml")
 t = time.time()
 while (win.history is None or win.syncing) and time.time() - t < 60:
@@ -33,11 +32,11 @@ win.map.vb.setRange(QtCore.QRectF(40, 30, 170, 170), padding=0)
 win.map.tools.set_preview([(120, 60, 130, 70)], (92, 98, 108, 110))
 pc = win.features["problems"]
 pc.refresh_now()
-win.panels.widget("problems").activate_row(0)
+win.window.panels.widget("problems").activate_row(0)
 win.map.vb.setRange(QtCore.QRectF(50, 40, 150, 150), padding=0)
 t = time.time()
 while time.time() - t < 1.5:
     app.processEvents(); time.sleep(0.02)
-win.grab().save(sys.argv[1])
+win.window.grab().save(sys.argv[1])
 win.answers["unsaved"] = "discard"
-win.close()
+win.window.close()

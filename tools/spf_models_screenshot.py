@@ -12,8 +12,7 @@ sys.path.insert(0, ".")
 from PySide6 import QtCore, QtWidgets  # noqa: E402
 
 app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv)
-from app.shell.window import MainWindow  # noqa: E402
-from app.shell.settings import make_settings  # noqa: E402
+from tests.support.driver import studio_window  # noqa: E402
 from app.features.spf.models import SPFModelsPanel  # noqa: E402
 
 out, run = sys.argv[1], sys.argv[2]
@@ -30,17 +29,17 @@ def wait(cond, limit=300.0):
             raise SystemExit("timed out")
 
 
-win = MainWindow(make_settings(tempfile.mkdtemp() + "/s.ini"))
+win = studio_window(tempfile.mkdtemp() + "/s.ini")
 win.answers.update(unsaved="discard", model_branch="branch")
-win.resize(1600, 1153)
-win.show()
+win.window.resize(1600, 1153)
+win.window.show()
 assert win.open_path("configs/modes/sim_easy.yaml")
 wait(lambda: win.history is not None and not win.syncing)
 win.set_speed(0)
 win.play()
 wait(lambda: win.num_steps >= start + 5)
 win.pause()
-wait(lambda: not win.controller.worker.playing)
+wait(lambda: not win.simulation.worker.playing)
 win.set_cursor(start)
 win.session.select_name(car)
 dock = win.docks["spf_models"]
@@ -66,5 +65,5 @@ print(f"{len(marks)} model marker(s)")
 if marks:
     lane = [n for n, _, _ in bar.lanes].index(marks[0].lane)
     print("tooltip:", bar._tooltip_at(bar.x_of(marks[0].step), 6 + lane * bar.LANE_H + 3))
-win.grab().save(out)
-win.close()
+win.window.grab().save(out)
+win.window.close()

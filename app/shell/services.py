@@ -65,8 +65,9 @@ class Drawing(Protocol):
 
     def schedule_redraw(self) -> None: ...
 
-    def flush_redraw(self) -> None:
-        """Draw the shown state now (scripts and screenshots)."""
+    def flush_redraw(self, panels: str = "now") -> None:
+        """Draw the shown state now (scripts and screenshots); the inspector and statistics ``"now"`` or
+        ``"later"`` (in their own event-loop pass)."""
         ...
 
     def scene_at(self, k: int) -> Any:

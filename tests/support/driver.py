@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
-__all__ = ["StudioDriver", "ScriptedDialogs", "find_action"]
+__all__ = ["StudioDriver", "ScriptedDialogs", "find_action", "studio_window"]
 
 
 def _plain(text: str) -> str:
@@ -321,9 +321,10 @@ class StudioDriver:
     def run_steps_then(self, steps: int, done: Callable[[], None]) -> None:
         self.playback.run_steps_then(steps, done)
 
-    def flush_redraw(self) -> None:
-        """Draw the shown state now (what the next event-loop pass would draw)."""
-        self.drawing.flush_redraw()
+    def flush_redraw(self, panels: str = "now") -> None:
+        """Draw the shown state now (what the next event-loop pass would draw); ``panels="later"``: the inspector
+        and statistics in the next event-loop pass, as while playing."""
+        self.drawing.flush_redraw(panels)
 
     def select_agent(self, agent: int | None) -> None:
         self.host.selection.select(agent)
@@ -363,3 +364,16 @@ class StudioDriver:
         from PySide6 import QtCore
 
         qtbot.keyClick(widget or self.window, key, modifier or QtCore.Qt.KeyboardModifier.NoModifier)
+
+
+def studio_window(settings_path: str | Path, unattended: bool = False) -> StudioDriver:
+    """A new main window (not shown) with its driver, for scripts (benchmarks, screenshot tools): its questions
+    are scripted (``unattended``: answered as a --screenshot run answers them)."""
+    from app.shell.dialogs import UnattendedDialogs
+    from app.shell.settings import make_settings
+    from app.shell.window import MainWindow
+
+    dialogs = ScriptedDialogs()
+    win = MainWindow(make_settings(Path(settings_path)), dialogs=UnattendedDialogs() if unattended else dialogs,
+                     unattended=unattended)
+    return StudioDriver(win, dialogs)
