@@ -409,7 +409,7 @@ def main() -> int:
     ap.add_argument("--play-seconds", type=float, default=4.0)
     ap.add_argument("--seeks", type=int, default=20, help="branches back to random past steps to time")
     ap.add_argument("--every-step-checkpoints", action="store_true",
-                    help="the worker's former policy (a checkpoint after every step), for comparison")
+                    help="a checkpoint after every step instead of every few, for comparison")
     ap.add_argument("--quick", action="store_true", help="smoke run (fewer samples and steps)")
     ap.add_argument("--cases", default="default,100,long",
                     help="comma list of: default (18 agents), 100 (100 agents), long (--long-steps x --long-agents)")
