@@ -75,11 +75,10 @@ def run_studio(argv: list[str]) -> int:
     from app.shell import gui_gc
 
     gui_gc.install()   # cyclic garbage is freed in the GUI thread, never in a job thread (app/shell/gui_gc.py)
-    from core.base.paths import DEFAULT_MODE
-
     from app.shell.dialogs import UnattendedDialogs
     from app.shell.settings import make_settings
     from app.shell.window import MainWindow
+    from core.base.paths import DEFAULT_MODE
 
     settings = make_settings()
     if args.screenshot:   # a screenshot must not depend on (or change) the user's remembered layout

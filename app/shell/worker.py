@@ -36,13 +36,12 @@ from typing import Any
 
 from PySide6 import QtCore
 
+from app.shell.jobs import JobError, JobRunner, ServiceHandle
 from core.base.codes import Action
 from core.sim.checkpoint import CheckpointStore, replay_to
 from core.sim.events import check_breakpoints
 from core.sim.faults import failing_component
 from core.sim.frames import FrameTap
-
-from app.shell.jobs import JobError, JobRunner, ServiceHandle
 
 MAX_BACKLOG = 40
 #: At "as fast as possible": steps per burst are limited to BURST seconds; then the worker sleeps until the GUI's
@@ -176,7 +175,7 @@ class SimWorker(QtCore.QObject):
         self.checkpoints.clear()
         self.interventions = []
         try:
-            from core.studio.apply import new_simulation   # from step 0, or an agent editor branch's scene
+            from core.studio.apply import new_simulation  # from step 0, or an agent editor branch's scene
 
             sim = made if made is not None else new_simulation(config, seed=seed, record=True)
         except Exception as exc:  # noqa: BLE001 - reported to the GUI

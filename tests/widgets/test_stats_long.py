@@ -8,8 +8,8 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from core.sim.episode import EpisodeBuffer  # noqa: E402
 from core.base.world import AgentTable  # noqa: E402
+from core.sim.episode import EpisodeBuffer  # noqa: E402
 
 STEPS, AGENTS = 6000, 12
 

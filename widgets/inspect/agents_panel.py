@@ -13,7 +13,6 @@ from typing import Any, Sequence
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from core.view.agent_rows import COLUMNS, AgentRow, row_matches
-
 from widgets.layout_fence import fenced
 
 AGENT_ROLE = QtCore.Qt.ItemDataRole.UserRole + 2

@@ -19,7 +19,9 @@ from typing import Any
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from core.agents.edit import KINDS, NORMAL, cell_problem, agent_problems, concepts_for, parse_name, set_cells
+from app.shell.features import FeatureController, FeatureHost
+from app.shell.menus import ActionSpec
+from core.agents.edit import KINDS, NORMAL, agent_problems, cell_problem, concepts_for, parse_name, set_cells
 from core.agents.spec import AgentSet
 from core.base.codes import Kind
 from core.base.errors import LogiCityError
@@ -27,9 +29,6 @@ from core.studio import agent_sets as A
 from core.studio.apply import apply_status, branch_config, continue_problem, refusal
 from core.studio.apply_command import IN_PLACE, NEW_RECORDING, RESTART, ApplyEdits
 from core.studio.problems import Problem
-
-from app.shell.features import FeatureController, FeatureHost
-from app.shell.menus import ActionSpec
 
 _START_RGB = (46, 204, 113)
 _GOAL_RGB = (231, 76, 60)

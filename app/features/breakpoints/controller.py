@@ -8,17 +8,23 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
-from core.base.codes import ACTION_NAMES
-from core.sim.events import Breakpoint
-from core.studio.commands import (AddBreakpoint, ClearBreakpoints, EditBreakpoint, RemoveBreakpoint,
-                                  SetBreakpointEnabled, can_add, can_edit)
-from core.studio.session import Session
-from widgets.breakpoints.dialog import BreakpointDialog
-from widgets.breakpoints.breakpoint_list import BreakpointList
-
 from app.shell.features import FeatureController
 from app.shell.panels import PanelHost
 from app.shell.services import Shell
+from core.base.codes import ACTION_NAMES
+from core.sim.events import Breakpoint
+from core.studio.commands import (
+    AddBreakpoint,
+    ClearBreakpoints,
+    EditBreakpoint,
+    RemoveBreakpoint,
+    SetBreakpointEnabled,
+    can_add,
+    can_edit,
+)
+from core.studio.session import Session
+from widgets.breakpoints.breakpoint_list import BreakpointList
+from widgets.breakpoints.dialog import BreakpointDialog
 
 #: the widest the left dock area is made to show the entries on one line (px), and at most this share of the window
 MAX_DOCK_WIDTH = 380

@@ -17,7 +17,6 @@ from core.view.city_draft import PAINT_RGB, draft_rgb
 from widgets.map_tools import CellEvent, MapTool, paint_cells
 
 
-
 class Editor(Protocol):
     """What the tools use of the city editor's controller (app/features/city_editor/controller.py)."""
 

@@ -26,15 +26,14 @@ from typing import Any, Callable
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from app.shell.features import FeatureController
+from app.shell.jobs import CANCELLED, FAILED, JobHandle, JobOutcome, JobRunner
+from app.shell.services import Shell
 from core.io.fileio import atomic_write_bytes, clean_stale_temps
 from core.studio.session import Session
 from core.view.export import DEFAULT_PATTERN, GifBuilder, parse_range, sequence_paths
 from widgets.choice_dialog import ok_cancel_buttons
 from widgets.map_view import MapView
-
-from app.shell.features import FeatureController
-from app.shell.services import Shell
-from app.shell.jobs import CANCELLED, FAILED, JobHandle, JobOutcome, JobRunner
 
 
 def save_view_png(view: MapView, path: str | Path, width: int | None = None) -> Path:

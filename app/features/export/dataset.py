@@ -15,8 +15,8 @@ from typing import Any
 from PySide6 import QtCore, QtWidgets
 
 from app.shell.features import FeatureController, FeatureHost
-from app.shell.menus import ActionSpec
 from app.shell.jobs import CANCELLED, DONE, JobHandle, JobOutcome
+from app.shell.menus import ActionSpec
 
 SETTINGS_FOLDER = "export/dataset_folder"
 

@@ -16,13 +16,12 @@ from typing import Any, Callable
 import numpy as np
 from PySide6 import QtCore, QtGui
 
+from app.shell.features import FeatureController
+from app.shell.onscreen import ShownWatch, on_screen
 from core.studio.session import Session
 from core.view.agent_rows import agent_rows, witness_agents
 from core.view.compare import compare_rows
 from widgets.map_overlays import AgentLabelLayer, WitnessOverlay
-
-from app.shell.features import FeatureController
-from app.shell.onscreen import ShownWatch, on_screen
 
 #: Seconds between two refreshes of the panel's rows while playing.
 PANEL_PERIOD = 0.25

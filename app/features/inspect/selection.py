@@ -7,12 +7,11 @@ from typing import Any, Callable
 
 from PySide6 import QtCore
 
-from core.base.codes import ACTION_NAMES
-from core.view.agent_rows import agents_in_cell, pick_in_cell
-from core.studio.session import Session
-
 from app.shell.features import FeatureController
 from app.shell.services import Playback, Shell
+from core.base.codes import ACTION_NAMES
+from core.studio.session import Session
+from core.view.agent_rows import agents_in_cell, pick_in_cell
 
 
 class SelectionController(FeatureController):

@@ -13,12 +13,11 @@ from typing import Any
 
 from PySide6 import QtCore, QtWidgets
 
+from app.shell.onscreen import ShownWatch, on_screen
 from core.studio.session import Session
 from core.view.inspect import Inspector
 from core.view.scene import build_scene
 from core.view.stats import clause_labels
-
-from app.shell.onscreen import ShownWatch, on_screen
 
 #: While playing, the inspector and the statistics refresh at most this often (seconds); the map every frame.
 SLOW_PERIOD = 0.25

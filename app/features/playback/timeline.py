@@ -12,11 +12,10 @@ from typing import Any, Iterable
 
 from PySide6 import QtCore
 
+from app.features.playback.controller import PlaybackController
 from core.sim.events import Event, event_kinds
 from core.studio.session import Session
 from widgets.timeline import Marker, TimelineWidget
-
-from app.features.playback.controller import PlaybackController
 
 
 class TimelineController(QtCore.QObject):

@@ -18,12 +18,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Callable
 
+from app.shell.services import Drawing, Playback, Shell
 from core.base.errors import LogiCityError
 from core.studio.rule_branch import branch_problem, branch_rules_in_place
 from core.studio.rule_commands import RuleWorkspace
 from core.studio.session import Session
-
-from app.shell.services import Drawing, Playback, Shell
 
 __all__ = ["RuleApply"]
 

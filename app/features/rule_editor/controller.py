@@ -20,21 +20,25 @@ from typing import Any
 
 from PySide6 import QtCore, QtWidgets
 
-from core.base.errors import LogiCityError
-from core.analysis.diagnostics import Diagnostic, diagnose
-from core.logic.lang.registry import REGISTRY
-from core.studio import problems as problem_registry
-from core.studio.rule_commands import (AddConceptPredicate, EditRuleText, RemovePredicate, RuleWorkspace,
-                                       SetPredicateGrounding,
-                                       SetPredicateParams, concept_groundings)
-
-from widgets.rule_editor.analysis_panel import AnalysisPanel
-from widgets.rule_editor.editor import RuleEditor
-from widgets.rule_editor.ontology_editor import OntologyEditor
-
 from app.features.rule_editor.apply import RuleApply
 from app.shell.features import FeatureController, FeatureHost
 from app.shell.menus import MenuSpec
+from core.analysis.diagnostics import Diagnostic, diagnose
+from core.base.errors import LogiCityError
+from core.logic.lang.registry import REGISTRY
+from core.studio import problems as problem_registry
+from core.studio.rule_commands import (
+    AddConceptPredicate,
+    EditRuleText,
+    RemovePredicate,
+    RuleWorkspace,
+    SetPredicateGrounding,
+    SetPredicateParams,
+    concept_groundings,
+)
+from widgets.rule_editor.analysis_panel import AnalysisPanel
+from widgets.rule_editor.editor import RuleEditor
+from widgets.rule_editor.ontology_editor import OntologyEditor
 
 __all__ = ["RuleEditorController", "DEBOUNCE_MS"]
 

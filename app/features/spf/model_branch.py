@@ -20,7 +20,6 @@ import copy
 from PySide6 import QtCore
 
 from app.shell.features import FeatureHost
-
 from widgets.spf.observation_overlay import ObservationOverlay
 from widgets.timeline import Marker
 

@@ -20,12 +20,11 @@ from pathlib import Path
 
 from PySide6 import QtCore, QtWidgets
 
-from widgets.spf.model_view import ModelEpisodeView
-
 from app.features.spf.model_branch import BranchDriver
 from app.features.spf.play import SPFLauncher
 from app.features.spf.run_load import ask_run, describe_run, load_run_or_warn, load_run_row
 from app.features.spf.train_dialog import TrainDialog
+from widgets.spf.model_view import ModelEpisodeView
 
 
 class SPFModelsPanel(QtWidgets.QWidget):

@@ -20,15 +20,14 @@ from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from app.features.spf.play_model import SPFModelDriver
+from app.shell.dialogs import Dialogs, QtDialogs, UnattendedDialogs
 from core.base.codes import ACTION_NAMES, Action
 from core.base.errors import LogiCityError
 from core.view.agent_rows import violation_witnesses
 from widgets.map_overlays import WitnessOverlay
 from widgets.map_view import MapView
 from widgets.spf.panel import SPFPanel
-
-from app.features.spf.play_model import SPFModelDriver
-from app.shell.dialogs import Dialogs, QtDialogs, UnattendedDialogs
 
 #: the same key map as core.tasks.spf.session.KEY_MAP (kept here so opening the studio does not import the
 #: task package; a test checks they agree)

@@ -128,7 +128,7 @@ class TrainDialog(QtWidgets.QDialog):
         self.cancel_button.setEnabled(False)
         result = outcome.result
         if not isinstance(result, dict) and (out / "model.safetensors").is_file() and self.curves["val_tsr"]:
-            from core.tasks.spf.learning.run import read_config   # cancelled: the job has no result, the run does
+            from core.tasks.spf.learning.run import read_config  # cancelled: the job has no result, the run does
 
             result = read_config(out)
             result["training"]["cancelled"] = True

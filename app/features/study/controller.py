@@ -7,11 +7,10 @@ from pathlib import Path
 
 from PySide6 import QtCore, QtWidgets
 
-from core.base.errors import LogiCityError
-from core.base.paths import ROOT
-
 from app.shell.features import FeatureController, FeatureHost
 from app.shell.menus import ActionSpec
+from core.base.errors import LogiCityError
+from core.base.paths import ROOT
 
 
 class StudyController(FeatureController):

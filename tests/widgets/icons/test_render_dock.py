@@ -71,8 +71,8 @@ def test_generate_in_background_with_step_progress(qtbot, library, tiny_sd_model
 
 
 def test_accept_reject_emit_icons_changed_and_renderer_updates(qtbot, library, tiny_sd_model, runner):
-    from tests.support.render import small_city, snapshot
     from core.base.codes import Heading, Kind
+    from tests.support.render import small_city, snapshot
 
     dock = make_dock(qtbot, library, tiny_sd_model, runner, n=2, semantic="car")
     with qtbot.waitSignal(dock.generationFinished, timeout=120_000):

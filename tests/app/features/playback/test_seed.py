@@ -7,7 +7,7 @@ from tests.support.studio import WAIT, simulate
 
 pytest.importorskip("pytestqt")
 
-from PySide6 import QtGui, QtWidgets  # noqa: E402
+from PySide6 import QtWidgets  # noqa: E402
 
 
 def _trigger(qtbot, win, *menu: str) -> None:

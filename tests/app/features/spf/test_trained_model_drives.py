@@ -256,8 +256,8 @@ def test_the_model_drives_the_selected_car_from_the_shown_step(qtbot, tmp_path, 
 
 
 def test_two_models_side_by_side_on_the_same_episode(qtbot, runs):
-    from app.shell.jobs import JobRunner
     from app.features.spf.models import SPFModelsPanel
+    from app.shell.jobs import JobRunner
 
     jobs = JobRunner()
     panel = SPFModelsPanel(None, jobs)

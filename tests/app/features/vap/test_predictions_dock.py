@@ -78,8 +78,8 @@ def test_vap_dock_predictions_edges_hover_and_confusion(qtbot, data_and_checkpoi
 
 
 def test_generation_from_the_dock_can_be_cancelled(qtbot, tmp_path):
-    from app.shell.jobs import JobRunner
     from app.features.vap.overlay import VapPanel
+    from app.shell.jobs import JobRunner
     from tests.support.vap import tiny_config
 
     panel = VapPanel(JobRunner())

@@ -69,9 +69,9 @@ def test_follow_timeline_and_evaluate_the_episode(qtbot, tmp_path, monkeypatch, 
 
 
 def test_generate_dialog_settings_reach_the_dataset(qtbot, tmp_path):
-    from app.shell.jobs import JobRunner
     from app.features.vap.generate import GenerateDialog
     from app.features.vap.overlay import VapPanel
+    from app.shell.jobs import JobRunner
 
     panel = VapPanel(JobRunner())
     qtbot.addWidget(panel)
