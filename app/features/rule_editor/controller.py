@@ -289,7 +289,8 @@ class RuleEditorController(FeatureController):
             try:
                 data = loads_yaml("{" + text + "}", f"parameters of {name}")
             except LogiCityError as exc:
-                raise type(exc)(f"parameters of {name}: write them as 'key: value, key: value' ({exc.message})")
+                message = f"parameters of {name}: write them as 'key: value, key: value' ({exc.message})"
+                raise type(exc)(message) from exc
             return SetPredicateParams(self.workspace, name, {k: _plain(v) for k, v in data.items()})
 
         return self._ontology_edit(make)
