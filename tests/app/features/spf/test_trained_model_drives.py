@@ -270,7 +270,7 @@ def test_two_models_side_by_side_on_the_same_episode(qtbot, runs):
     for k in (0, 3):
         panel.episode.setValue(k)
         qtbot.mouseClick(panel.run_button, QtCore.Qt.MouseButton.LeftButton)
-        qtbot.waitUntil(lambda: ("val", k) in panel.episodes_b, timeout=120_000)
+        qtbot.waitUntil(lambda k=k: ("val", k) in panel.episodes_b, timeout=120_000)
     a, b = panel.view.episode, panel.view_b.episode
     assert (a.episode, b.episode) == (3, 3) and a.policy.startswith("mlp-bc") and b.policy.startswith("nlm-bc")
     # both columns move together; each shows its own model's bars
