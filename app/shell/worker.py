@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6 import QtCore
 
@@ -43,6 +43,9 @@ from core.sim.events import check_breakpoints
 from core.sim.faults import failing_component
 from core.sim.frames import FrameTap
 
+if TYPE_CHECKING:
+    from core.sim.simulation import Simulation
+
 MAX_BACKLOG = 40
 #: At "as fast as possible": steps per burst are limited to BURST seconds; then the worker sleeps until the GUI's
 #: ack wakes it (see the module docstring), or MAX_WAIT seconds at most.
@@ -50,9 +53,9 @@ BURST = 0.008
 MAX_WAIT = 1.0
 #: A checkpoint every this many steps, or sooner once the steps since the last one moved REPLAY_AGENT_STEPS agents
 #: in all (a step's time grows with the agents; a deterministic measure, not the clock): a seek replays at most
-#: CHECKPOINT_EVERY - 1 steps of the default city (18 agents: ~4 ms CPU median, 13 ms worst) and at most one of a
-#: 100-agent city. A checkpoint (~3 KiB for 18 agents) after every step made the studio's memory grow 11.4 KiB per
-#: step, every 5th 8.8 KiB (bench/gui.py prints memory per step and seek times; --every-step-checkpoints compares).
+#: CHECKPOINT_EVERY - 1 steps of the default city and at most one of a 100-agent city, while the checkpoints add
+#: far less memory per step than one after every step would (bench/gui.py prints memory per step and seek times;
+#: --every-step-checkpoints compares).
 CHECKPOINT_EVERY = 5
 REPLAY_AGENT_STEPS = 200
 #: The kind and generation key of the simulation service (app.shell.jobs).
@@ -96,7 +99,7 @@ class SimWorker(QtCore.QObject):
 
     def __init__(self) -> None:
         super().__init__()
-        self.sim = None
+        self.sim: Simulation | None = None
         self.tap: FrameTap | None = None
         self.checkpoints = CheckpointStore(every=CHECKPOINT_EVERY, max_replay=REPLAY_AGENT_STEPS)
         self.gen = 0
@@ -112,7 +115,7 @@ class SimWorker(QtCore.QObject):
         self._rate_t0 = 0.0
         self._rate_n = 0
         self._burst_end = 0.0
-        self._stash: dict[int, tuple] = {}
+        self._stash: dict[int, tuple[Simulation, FrameTap | None, CheckpointStore, list[dict]]] = {}
 
     # ---- helpers ----------------------------------------------------------------------------------------------
     def _ensure_timer(self) -> QtCore.QTimer:
@@ -160,7 +163,7 @@ class SimWorker(QtCore.QObject):
 
     def _send_reset(self, gen: int, seed: int) -> None:
         """Answer a reset with the new simulation's initial state."""
-        assert self.sim is not None and self.tap is not None
+        assert self.sim is not None and self.sim.buffer is not None and self.tap is not None   # built recording
         frame = self.tap.initial(self.sim.agents)
         self.sent = self.acked = 0
         wit = self.sim.buffer.array("witness")
@@ -459,6 +462,9 @@ class SimController(QtCore.QObject):
     The worker's thread is a service of ``runner`` (a private :class:`JobRunner` when none is given): it shares
     the runner's shutdown, registry (quitting waits for it) and generation stamps. ``failed`` also reaches
     ``runner.failed`` (a :class:`JobError` naming the failing component)."""
+
+    #: the worker's thread; the name hides ``QObject.thread()``, as :attr:`app.shell.jobs.JobHandle.thread` does
+    thread: QtCore.QThread  # type: ignore[assignment]
 
     _reset = QtCore.Signal(int, object, int)
     _sync = QtCore.Signal(int, object, int, object, object)
