@@ -163,6 +163,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._close_pending = True
         for w in [self.menuBar(), self.centralWidget(), *self.docks.values(),
                   *self.findChildren(QtWidgets.QToolBar)]:
-            w.setEnabled(False)  # the save question was answered: no more edits
+            if w is not None:   # centralWidget() is None until one is set
+                w.setEnabled(False)  # the save question was answered: no more edits
         for c in busy:
             c.idle.connect(lambda: QtCore.QTimer.singleShot(0, self.close))
