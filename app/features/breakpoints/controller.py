@@ -38,8 +38,9 @@ class BreakpointsController(FeatureController):
         self.shell = shell
         self.session = session
         self.panels = panels
-        self.panel: BreakpointList = panels.widget("breakpoints")
-        panel = self.panel
+        panel = panels.widget("breakpoints")
+        assert isinstance(panel, BreakpointList), panel   # what this feature's panel factory builds
+        self.panel = panel
         panel.toggled.connect(self.set_enabled)
         panel.removeRequested.connect(self.remove)
         panel.clearRequested.connect(self.clear)

@@ -93,7 +93,8 @@ def redraw(view: Any, city: CityMap) -> None:
         rows, cols = np.flatnonzero(diff.any(axis=1)), np.flatnonzero(diff.any(axis=0))
         rs, cs = slice(rows[0], rows[-1] + 1), slice(cols[0], cols[-1] + 1)
         rgb = img.copy()
-        rgb[rs, cs] = semantic_rgb(_Layers(city, rs, cs))
+        # semantic_rgb reads only a city's shape and layers, which _Layers has; core annotates it with CityMap
+        rgb[rs, cs] = semantic_rgb(_Layers(city, rs, cs))  # type: ignore[arg-type]
     same_inter = np.array_equal(old.intersections, city.intersections)
     inter = view.inter_item.image if same_inter and view.inter_item.image is not None else intersection_rgba(city)
     redraw_city(view, city, rgb, inter)

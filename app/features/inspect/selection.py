@@ -42,7 +42,8 @@ class SelectionController(FeatureController):
         sc = self.map.scene_data
         if agent >= 0 and sc is not None and agent < len(sc.positions):
             agent = pick_in_cell(sc.positions, agent, self.session.selected)
-            sharing = agents_in_cell(sc.positions, tuple(int(v) for v in sc.positions[agent]))
+            row, col = sc.positions[agent]
+            sharing = agents_in_cell(sc.positions, (int(row), int(col)))
             self.select(agent)
             if len(sharing) > 1:
                 names = self.session.agent_names
