@@ -71,6 +71,7 @@ class AppliedRecordings:
             self.pb.start(self.session.project)
             self.pb.schedule_redraw()
         else:
+            assert self.session.project is not None, "an Apply edits the open project"
             self.sim.reset(config, self.session.project.seed)
 
     def _keep(self, history: Any, interventions: Any) -> None:

@@ -514,7 +514,8 @@ class PlaybackController(FeatureController):
 
     def restore_speed(self) -> None:
         """The speed of the last run (settings key ``sim/speed``), when it is one of :data:`SPEEDS`."""
-        sp = float(self.shell.settings.value("sim/speed", DEFAULT_SPEED))
+        value = self.shell.settings.value("sim/speed", DEFAULT_SPEED)   # an INI file gives back a str
+        sp = float(value) if isinstance(value, (str, int, float)) else DEFAULT_SPEED
         if sp in [v for _, v in SPEEDS]:
             self.set_speed(sp)
 

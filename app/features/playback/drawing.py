@@ -158,7 +158,9 @@ class DrawController(QtCore.QObject):
             return
         k = min(s.cursor, s.num_steps)
         s.check_scheme("the view")    # a stale scheme is reported and replaced, never a KeyError per frame
-        sc = build_scene(s.history, k, scheme=s.view.colour_by, selected=s.selected, paths=s.view.paths,
+        # the session's view stores paths as a str, build_scene asks for its PathMode literal (a core annotation)
+        sc = build_scene(s.history, k, scheme=s.view.colour_by, selected=s.selected,
+                         paths=s.view.paths,  # type: ignore[arg-type]
                          grounder=self.grounder(), clause_labels=self.clause_labels())
         self.map.show_scene(sc)
         entries = sc.colouring.legend()
@@ -228,7 +230,8 @@ class DrawController(QtCore.QObject):
     def scene_at(self, k: int) -> Any:
         """The scene of state ``k`` as the map draws it (colours, selection, paths, field of view); exports use it."""
         s = self.session
-        return build_scene(s.history, k, scheme=s.view.colour_by, selected=s.selected, paths=s.view.paths,
+        return build_scene(s.history, k, scheme=s.view.colour_by, selected=s.selected,
+                           paths=s.view.paths,  # type: ignore[arg-type]  # a str in the session, see flush_redraw
                            grounder=self.grounder(), clause_labels=self.clause_labels())
 
     def grounder(self) -> Any:

@@ -11,7 +11,9 @@ from widgets.problems.problems_panel import ProblemsPanel
 
 
 def install(host: FeatureHost) -> ProblemsController:
-    return host.provide(PROBLEMS, ProblemsController(host))
+    problems = ProblemsController(host)
+    host.provide(PROBLEMS, problems)
+    return problems
 
 
 #: a tab next to the Timeline: the whole window's width for its messages; docked beside the Timeline instead, even

@@ -59,7 +59,9 @@ class RuleApply:
 
     def _set_config(self, config: Any) -> None:
         """The project now runs ``config``; the inspector explains with its program from now on."""
-        self.session.project.config = config
+        project = self.session.project
+        assert project is not None, "edited rules are applied to the open project (_edited_config checked it)"
+        project.config = config
         self.drawing.set_config(config)
 
     def apply_from_start(self) -> bool:
@@ -133,6 +135,7 @@ class RuleApply:
         pb.pause()
         s.restart()
         self._set_config(config)
+        assert s.project is not None   # _set_config checked it
         pb.reset_scene(config, scene, s.project.seed)
         self.shell.status(f"Loaded the {title} as a scene: step it with → or play it.")
         return True
