@@ -23,7 +23,8 @@ Threading contract (why it is safe):
 * Back-pressure: the worker never runs more than ``MAX_BACKLOG`` frames ahead of what the GUI has applied
   (``acked``, a plain int the GUI thread writes), so a slow GUI never accumulates an unbounded queue.
 * Turn-taking at full speed: Python threads share one GIL, and a worker that computes non-stop makes every
-  GUI paint several times slower (each Qt call the GUI makes can wait a 5 ms switch interval for the GIL).
+  GUI paint several times slower (each Qt call the GUI makes can wait a whole GIL switch interval,
+  ``sys.getswitchinterval()``).
   So "as fast as possible" runs a short burst of steps (``BURST``), sends them as one batch and waits until
   the GUI has applied *and drawn* them (it acks after its synchronous repaint). GUI and simulation alternate;
   the GUI never waits for the GIL behind more than one burst.
@@ -442,7 +443,7 @@ class SimWorker(QtCore.QObject):
                     return
                 if time.perf_counter() - t0 >= BURST or self.sent - self.acked >= MAX_BACKLOG:
                     break
-                time.sleep(0)   # hand the GIL to the GUI thread if it is waiting for it (no 5 ms switch wait)
+                time.sleep(0)   # hand the GIL to the GUI thread if it is waiting for it (no switch-interval wait)
             self._flush(batch)
             self._burst_end = time.perf_counter()
         self._rate_n += n
