@@ -1,4 +1,4 @@
-"""A step that fails in the studio's simulation worker is rolled back to the last good state (issue 10 item 11).
+"""A step that fails in the studio's simulation worker is rolled back to the last good state.
 
 A component is made to raise once, half-way through a step (after it has drawn random numbers or changed counters,
 so a step that is not rolled back leaves the simulation changed). Continuing afterwards must give exactly the

@@ -1,4 +1,4 @@
-"""A model trained by the real trainer (tiny budget) drives in the studio (issue 14 item 5): live in the SPF play
+"""A model trained by the real trainer (tiny budget) drives in the studio: live in the SPF play
 window (keys 5 and M), as a branch of the studio's recording from the shown step (the selected car follows the
 model, the worker re-simulates it), and two models side by side on the same episode. The
 observation the model saw is drawn on the map."""

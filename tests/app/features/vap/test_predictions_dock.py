@@ -1,4 +1,4 @@
-"""VAP predictions dock (issue 15 item 4): opened with its shortcut, a dataset frame with badges coloured by
+"""VAP predictions dock: opened with its shortcut, a dataset frame with badges coloured by
 right/wrong predictions of a loaded checkpoint, edges filtered by predicate, hover card, Right key steps frames,
 split evaluation fills the confusion matrix, dataset generation from the dock can be cancelled."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""VAP dock on the studio's recording (issue 15 item 4): "Follow timeline" redoes the overlay as the timeline's
+"""VAP dock on the studio's recording: "Follow timeline" redoes the overlay as the timeline's
 Home / Right / Left keys move, "Evaluate episode" fills the confusion matrix over the recorded steps, and the
 "Generate dataset…" dialog's settings reach the generated dataset (a bad value keeps the dialog open)."""
 from __future__ import annotations
