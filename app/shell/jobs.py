@@ -1,8 +1,8 @@
 """One way to run core work off the GUI thread: :class:`JobRunner`.
 
 Why one runner: the studio runs a simulation, generates icons, exports animations and datasets, trains, analyses
-and scores studies in the background. Thread handling written once per feature leaks running threads at quit in
-as many ways; here is the one contract they all follow.
+and scores studies in the background. Each with its own thread handling would mean as many ways to leak a running
+thread at quit; here is the one contract they all follow.
 
 Threading contract (why it is safe):
 
