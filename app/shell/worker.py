@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from PySide6 import QtCore
 
@@ -43,9 +43,7 @@ from core.sim.checkpoint import CheckpointStore, replay_to
 from core.sim.events import check_breakpoints
 from core.sim.faults import failing_component
 from core.sim.frames import FrameTap
-
-if TYPE_CHECKING:
-    from core.sim.simulation import Simulation
+from core.sim.simulation import Simulation
 
 MAX_BACKLOG = 40
 #: At "as fast as possible": steps per burst are limited to BURST seconds; then the worker sleeps until the GUI's

@@ -27,7 +27,7 @@ from app.features.spf.run_load import ask_run, describe_run, load_run_or_warn, l
 from app.features.spf.train_dialog import TrainDialog
 from widgets.spf.model_view import ModelEpisodeView
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:   # the SPF task stack (and torch) load with the first run, not with this module
     from core.tasks.spf.learning.replay import ModelEpisode
 
 
