@@ -22,7 +22,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import networkx as nx
-import pytest
 
 from tests.support.paths import ROOT
 

@@ -21,7 +21,6 @@ from pyqtgraph.graphicsItems.ScatterPlotItem import SymbolAtlas
 from pyqtgraph.Qt.internals import PrimitiveArray
 from PySide6 import QtCore, QtGui, QtWidgets
 
-
 #: Styles kept in a glyph atlas before it is rebuilt with only those in use (each zoom level adds its sizes).
 ATLAS_LIMIT = 1000
 

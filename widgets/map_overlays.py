@@ -15,7 +15,6 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from core.view.labels import LABEL_MIN_PPC, declutter, label_text, priority_order
-
 from widgets.map_glyphs import GlyphBatch
 
 #: How far (cells) a glyph reaches above its cell centre; labels sit above it.

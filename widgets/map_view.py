@@ -23,7 +23,6 @@ from core.base.codes import Kind
 from core.sim.events import FORCED_MARK_COLOUR
 from core.view.colouring import intersection_rgba, semantic_at, semantic_rgb
 from core.view.scene import MapScene, nearest_agent
-
 from widgets.map_glyphs import GlyphBatch, PathBatch, joined_polyline_path
 from widgets.map_tools import MapToolHost
 

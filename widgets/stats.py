@@ -12,7 +12,6 @@ from PySide6 import QtCore, QtWidgets
 from core.base.codes import ACTION_NAMES
 from core.view.colouring import ACTION_COLOURS, KIND_COLOURS
 from core.view.stats import RunningStats, clause_labels, range_summary, step_range_text
-
 from widgets.layout_fence import fenced
 from widgets.plot_marks import CursorLine, ShadedSpan
 

@@ -26,9 +26,24 @@ from typing import Any, Callable, TypeVar
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.shell.menus import ActionSpec, MenuBar, MenuSpec, make_action
-from app.shell.services import (BREAKPOINTS, DRAWING, PLAYBACK, PROBLEMS, PROJECTS, SELECTION, TIMELINE,
-                                Breakpoints, Drawing, Playback, Problems, Projects, Selection, Service, Shell,
-                                Timeline)
+from app.shell.services import (
+    BREAKPOINTS,
+    DRAWING,
+    PLAYBACK,
+    PROBLEMS,
+    PROJECTS,
+    SELECTION,
+    TIMELINE,
+    Breakpoints,
+    Drawing,
+    Playback,
+    Problems,
+    Projects,
+    Selection,
+    Service,
+    Shell,
+    Timeline,
+)
 
 __all__ = ["FEATURE_MODULES", "FeatureSpec", "FeatureController", "FeatureHost", "register", "unregister",
            "feature_specs", "load_feature_modules", "install_features", "shutdown_features"]

@@ -2,10 +2,10 @@
 
 Why: the automatic collector runs in whichever thread happens to allocate when a threshold is crossed. When that is
 a job thread (app/shell/jobs.py) or the simulation worker, it destroys whatever unreachable Qt objects it finds there —
-objects that belong to the GUI thread. Measured in our own test suite: one job thread freed QTimer, QEventLoop,
-QPainter and QPicture wrappers made by the GUI thread. Qt forbids destroying an object from another thread (a timer
-cannot even be stopped there), and the result is a crash or a deadlock that no Python-level watchdog can report,
-because the thread that destroys holds the GIL while it waits.
+objects that belong to the GUI thread, e.g. QTimer, QEventLoop, QPainter and QPicture wrappers the GUI thread
+made. Qt forbids destroying an object from another thread (a timer cannot even be stopped there), and the result is
+a crash or a deadlock that no Python-level watchdog can report, because the thread that destroys holds the GIL while
+it waits.
 
 pyqtgraph ships the well-known remedy, :class:`pyqtgraph.util.garbage_collector.GarbageCollector`: it turns the
 automatic collector off and collects, generation by generation with the same thresholds, from a timer in the GUI
@@ -13,9 +13,9 @@ thread. :func:`install` starts one (``main.py`` studio and ``spf play`` do, righ
 QApplication); :func:`uninstall` stops it and turns the automatic collector back on (the test suite does this after
 each Qt test, so non-Qt tests that follow, which run no event loop, are collected as usual).
 
-Long recordings: a full (oldest-generation) collection walks every tracked object. With 10,000 recorded steps of 200
-agents that is ~240,000 objects (the worker's per-step checkpoints and blocked-agent records among them) and
-250 ms of the GUI thread, once every 10 younger collections: playback froze for a quarter of a second at a time.
+Long recordings: a full (oldest-generation) collection walks every tracked object. A long recording of a big city
+holds hundreds of thousands of them (the worker's checkpoints and blocked-agent records among them), and a full
+collection, once every 10 younger ones, then stalls the GUI thread long enough to make playback stutter.
 The survivors of a full collection are long-lived by definition, so when a full collection took long
 (:data:`FREEZE_AFTER_S`) this collector freezes them (``gc.freeze``):
 the next full collection walks only what was allocated since. Frozen objects are still freed by reference

@@ -18,8 +18,9 @@ def all_actions(window: QtWidgets.QMainWindow, named: Iterable[QtGui.QAction]) -
             return
         seen.add(id(a))
         out.append(a)
-        if a.menu() is not None:
-            for sub in a.menu().actions():
+        menu = a.menu()
+        if isinstance(menu, QtWidgets.QMenu):   # typed as a QObject: QtGui cannot name a QtWidgets class
+            for sub in menu.actions():
                 add(sub)
 
     for group in (named, window.menuBar().actions(), window.actions(), window.findChildren(QtGui.QAction)):

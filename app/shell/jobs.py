@@ -1,8 +1,8 @@
 """One way to run core work off the GUI thread: :class:`JobRunner`.
 
-Why one runner: the studio runs a simulation, generates icons and exports animations in the background, and
-training, analysis, dataset export and study scoring will too. Each used to bring its own thread handling (and its
-own ways to leak a running thread at quit). Here is the one contract they all follow.
+Why one runner: the studio runs a simulation, generates icons, exports animations and datasets, trains, analyses
+and scores studies in the background. Each with its own thread handling would mean as many ways to leak a running
+thread at quit; here is the one contract they all follow.
 
 Threading contract (why it is safe):
 
@@ -163,7 +163,7 @@ class _JobThread(QThread):
 
     def __init__(self, fn: Callable[[JobContext], Any], kind: str, cancel: threading.Event, gen: int) -> None:
         super().__init__()
-        self.fn = fn
+        self.fn: Callable[[JobContext], Any] | None = fn
         self.kind = kind
         self.cancel_event = cancel
         self.gen = gen
@@ -171,7 +171,9 @@ class _JobThread(QThread):
 
     def run(self) -> None:  # the job's thread
         ctx = JobContext(self, self.cancel_event, self.gen)
+        msg: tuple[str, Any, JobError | None]
         try:
+            assert self.fn is not None, "a job thread runs its function once"
             result = self.fn(ctx)
             msg = (CANCELLED if self.cancel_event.is_set() else DONE, result, None)
         except Cancelled:
@@ -190,6 +192,9 @@ class JobHandle(QObject):
     """The GUI-thread side of one job: its messages as signals, cancel and wait.
 
     Not parented: it may outlive whatever started it; the registry keeps it until its thread has ended."""
+
+    #: the job's thread; the name hides ``QObject.thread()``, which a handle never needs (it lives in the GUI thread)
+    thread: _JobThread  # type: ignore[assignment]
 
     progress = Signal(object)      # tuple of the values given to ctx.progress
     status = Signal(str)
@@ -275,6 +280,9 @@ class JobHandle(QObject):
 class ServiceHandle(QObject):
     """A long-lived worker object in its own thread with an event loop (see :meth:`JobRunner.start_service`)."""
 
+    #: the service's thread; the name hides ``QObject.thread()``, as :attr:`JobHandle.thread` does
+    thread: QThread  # type: ignore[assignment]
+
     def __init__(self, worker: QObject, kind: str, on_stop: Callable[[], None] | None,
                  waiting_message: str) -> None:
         super().__init__()
@@ -316,13 +324,16 @@ class ServiceHandle(QObject):
 
 
 # ---- the process-wide registry of running threads -----------------------------------------------------------
-_LIVE: dict[QObject, QThread] = {}
+#: what the registry holds: a job's or a service's GUI-thread side
+Handle = JobHandle | ServiceHandle
+
+_LIVE: dict[Handle, QThread] = {}
 _LIVE_LOCK = threading.Lock()
 _HOOKED_APPS: set[int] = set()
 _ATEXIT_HOOKED = False
 
 
-def _register(handle: QObject, thread: QThread) -> None:
+def _register(handle: Handle, thread: QThread) -> None:
     global _ATEXIT_HOOKED
     with _LIVE_LOCK:
         _LIVE[handle] = thread
@@ -335,12 +346,12 @@ def _register(handle: QObject, thread: QThread) -> None:
         atexit.register(wait_for_all)
 
 
-def _forget(handle: QObject) -> None:
+def _forget(handle: Handle) -> None:
     with _LIVE_LOCK:
         _LIVE.pop(handle, None)
 
 
-def running() -> list[QObject]:
+def running() -> list[Handle]:
     """Job and service handles whose thread has not ended yet (started by any runner)."""
     with _LIVE_LOCK:
         for h, thread in list(_LIVE.items()):
@@ -352,7 +363,7 @@ def running() -> list[QObject]:
         return list(_LIVE)
 
 
-def wait_for(handles: list[QObject], timeout_ms: int | None = None,
+def wait_for(handles: list[Handle], timeout_ms: int | None = None,
              say: Callable[[str], None] | None = None) -> bool:
     """Cancel ``handles`` and wait for their threads (``None``: as long as it takes). ``say`` (default: stderr)
     hears each one's waiting message once when it takes more than a second. True when none is left running."""
@@ -398,7 +409,7 @@ class JobRunner(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.generations = Generations()
-        self._mine: list[QObject] = []
+        self._mine: list[Handle] = []
         self.last_error: JobError | None = None
 
     def start(self, fn: Callable[[JobContext], Any], *, kind: str, key: str | None = None, report: bool = True,
@@ -437,12 +448,12 @@ class JobRunner(QObject):
         except RuntimeError:   # the runner (its window) is gone; the job's own signals still carried it
             pass
 
-    def _track(self, handle: QObject) -> None:
+    def _track(self, handle: Handle) -> None:
         live = set(running())
         self._mine = [h for h in self._mine if h in live]
         self._mine.append(handle)
 
-    def active(self) -> list[QObject]:
+    def active(self) -> list[Handle]:
         """This runner's jobs and services that are still running."""
         live = set(running())
         self._mine = [h for h in self._mine if h in live]

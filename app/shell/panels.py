@@ -93,6 +93,13 @@ class _Built:
     dock: QtWidgets.QDockWidget | None = None
     extra: dict = field(default_factory=dict)
 
+    @property
+    def docked(self) -> QtWidgets.QDockWidget:
+        """The panel's dock, which :meth:`PanelHost.dock` makes: arranging and sizing need it."""
+        if self.dock is None:
+            raise KeyError(f"panel {self.spec.name!r} is not docked yet")
+        return self.dock
+
 
 class PanelHost(QtCore.QObject):
     """Builds the registered panels of a main window: :meth:`create` runs the factories, :meth:`dock` puts them
@@ -159,26 +166,28 @@ class PanelHost(QtCore.QObject):
                     area.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
                 area.setWidget(content)
                 content = area
-            b.dock = self.add_dock(content, spec.title, spec.area, spec.name)
+            b.dock = dock = self.add_dock(content, spec.title, spec.area, spec.name)
             if spec.menu_text:
-                b.dock.toggleViewAction().setText(spec.menu_text)
+                dock.toggleViewAction().setText(spec.menu_text)
         for b in self._built.values():
             spec = b.spec
             if spec.split_below in self._built:
-                w.splitDockWidget(self.dock_of(spec.split_below), b.dock, QtCore.Qt.Orientation.Vertical)
+                w.splitDockWidget(self.dock_of(spec.split_below), b.docked, QtCore.Qt.Orientation.Vertical)
             if spec.tabify_with in self._built:
-                w.tabifyDockWidget(self.dock_of(spec.tabify_with), b.dock)
+                w.tabifyDockWidget(self.dock_of(spec.tabify_with), b.docked)
         for b in self._built.values():
             if b.spec.tabify_with in self._built:   # the first of each tab group stays in front
                 self.dock_of(self._group_root(b.spec.name)).raise_()
             if not b.spec.visible:
-                b.dock.hide()
+                b.docked.hide()
             if b.spec.open_height:
-                b.dock.visibilityChanged.connect(lambda on, b=b: self._make_room(b, on))
+                b.docked.visibilityChanged.connect(lambda on, b=b: self._make_room(b, on))
         # docks are visible while they are added and placed: the window's cached minimum size counted every one
         # of them (hidden-by-default panels too), so a later resize could not shrink the window below that sum
-        w.layout().invalidate()
-        w.layout().activate()
+        layout = w.layout()
+        if layout is not None:   # a QMainWindow always has its own
+            layout.invalidate()
+            layout.activate()
         self.apply_sizes()
 
     def _group_root(self, name: str) -> str:
@@ -195,12 +204,12 @@ class PanelHost(QtCore.QObject):
         w = self.window
         for b in self._built.values():
             if b.spec.width and not b.spec.tabify_with:
-                w.resizeDocks([b.dock], [b.spec.width], QtCore.Qt.Orientation.Horizontal)
-        column = [b for b in self._built.values() if b.spec.height and not b.spec.tabify_with
+                w.resizeDocks([b.docked], [b.spec.width], QtCore.Qt.Orientation.Horizontal)
+        column = [(b.docked, b.spec.height) for b in self._built.values() if b.spec.height and not b.spec.tabify_with
                   and (b.spec.split_below in self._built
                        or any(o.spec.split_below == b.spec.name for o in self._built.values()))]
         if len(column) > 1:
-            w.resizeDocks([b.dock for b in column], [b.spec.height for b in column], QtCore.Qt.Orientation.Vertical)
+            w.resizeDocks([d for d, _ in column], [h for _, h in column], QtCore.Qt.Orientation.Vertical)
 
     def _above(self, b: _Built) -> _Built | None:
         """The panel above ``b`` in its column (directly, or above the panel its tab group belongs to)."""
@@ -212,14 +221,13 @@ class PanelHost(QtCore.QObject):
     def _make_room(self, b: _Built, visible: bool) -> None:
         """Opened in a spot shorter than its ``open_height``: take height from the panel above (the user can drag
         the splitter back; done only while it is too short)."""
-        w, dock, above = self.window, b.dock, self._above(b)
-        if not visible or above is None or dock.isFloating() or above.dock.isFloating() \
-                or not above.dock.isVisible() or w.dockWidgetArea(above.dock) != w.dockWidgetArea(dock):
+        w, dock, above, want = self.window, b.docked, self._above(b), b.spec.open_height
+        if not visible or not want or above is None or dock.isFloating() or above.docked.isFloating() \
+                or not above.docked.isVisible() or w.dockWidgetArea(above.docked) != w.dockWidgetArea(dock):
             return
-        want = b.spec.open_height
-        if dock.height() >= want or above.dock.height() + dock.height() < want + 160:
+        if dock.height() >= want or above.docked.height() + dock.height() < want + 160:
             return
-        w.resizeDocks([above.dock, dock], [above.dock.height() + dock.height() - want, want],
+        w.resizeDocks([above.docked, dock], [above.docked.height() + dock.height() - want, want],
                       QtCore.Qt.Orientation.Vertical)
 
     # ---- access -------------------------------------------------------------------------------------------
@@ -236,10 +244,7 @@ class PanelHost(QtCore.QObject):
         return self._built[name].panel.controller
 
     def dock_of(self, name: str) -> QtWidgets.QDockWidget:
-        dock = self._built[name].dock
-        if dock is None:
-            raise KeyError(f"panel {name!r} is not docked yet")
-        return dock
+        return self._built[name].docked
 
     def show(self, name: str, height: int | None = None) -> QtWidgets.QDockWidget:
         """Show the dock ``name`` in front of its tab group; ``height``: at least this tall when it is docked (taken

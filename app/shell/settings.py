@@ -22,9 +22,9 @@ def make_settings(path: str | Path | None = None) -> QtCore.QSettings:
 
 def recent_files(s: QtCore.QSettings) -> list[str]:
     v = s.value("recent/files", [])
-    if isinstance(v, str):
+    if isinstance(v, str):   # an INI file stores a list of one as a plain value
         v = [v]
-    return [str(x) for x in (v or []) if x]
+    return [str(x) for x in v if x] if isinstance(v, list) else []
 
 
 def add_recent(s: QtCore.QSettings, path: str | Path) -> list[str]:

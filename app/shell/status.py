@@ -6,7 +6,6 @@ from __future__ import annotations
 from PySide6 import QtCore, QtWidgets
 
 
-
 class StatusLabels(QtCore.QObject):
     def __init__(self, bar: QtWidgets.QStatusBar, parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)

@@ -9,6 +9,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Protocol, cast
+
+
+class _ColourSchemes(Protocol):
+    """What a screenshot run asks of the View feature's controller (the shell never imports a feature)."""
+
+    def set_colour_scheme(self, name: str) -> None: ...
 
 
 def _window_size(text: str) -> tuple[int, int]:
@@ -75,11 +82,10 @@ def run_studio(argv: list[str]) -> int:
     from app.shell import gui_gc
 
     gui_gc.install()   # cyclic garbage is freed in the GUI thread, never in a job thread (app/shell/gui_gc.py)
-    from core.base.paths import DEFAULT_MODE
-
     from app.shell.dialogs import UnattendedDialogs
     from app.shell.settings import make_settings
     from app.shell.window import MainWindow
+    from core.base.paths import DEFAULT_MODE
 
     settings = make_settings()
     if args.screenshot:   # a screenshot must not depend on (or change) the user's remembered layout
@@ -161,7 +167,7 @@ def run_studio(argv: list[str]) -> int:
         if args.select:
             host.selection.select_by_name(args.select)
         if args.colour_by:
-            win.features["view"].set_colour_scheme(args.colour_by)
+            cast(_ColourSchemes, win.features["view"]).set_colour_scheme(args.colour_by)
         if args.show_step is not None:
             playback.set_cursor(args.show_step)
         QtCore.QTimer.singleShot(args.settle_ms, grab)

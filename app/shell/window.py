@@ -14,13 +14,9 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from core.studio.session import Session
-from widgets.map_view import MapView
-
 from app.shell import help as help_
 from app.shell.dialogs import Dialogs, QtDialogs
-from app.shell.features import FeatureController, FeatureHost, install_features, load_feature_modules, \
-    shutdown_features
+from app.shell.features import FeatureController, FeatureHost, install_features, load_feature_modules, shutdown_features
 from app.shell.jobs import JobError, JobRunner
 from app.shell.layout import LayoutController
 from app.shell.menus import ActionSpec, MenuBar, MenuSpec
@@ -29,6 +25,8 @@ from app.shell.settings import make_settings
 from app.shell.status import StatusLabels
 from app.shell.undo import UndoAdapter
 from app.shell.worker import SimController
+from core.studio.session import Session
+from widgets.map_view import MapView
 
 __all__ = ["MainWindow"]
 
@@ -165,6 +163,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._close_pending = True
         for w in [self.menuBar(), self.centralWidget(), *self.docks.values(),
                   *self.findChildren(QtWidgets.QToolBar)]:
-            w.setEnabled(False)  # the save question was answered: no more edits
+            if w is not None:   # centralWidget() is None until one is set
+                w.setEnabled(False)  # the save question was answered: no more edits
         for c in busy:
             c.idle.connect(lambda: QtCore.QTimer.singleShot(0, self.close))

@@ -23,7 +23,8 @@ Threading contract (why it is safe):
 * Back-pressure: the worker never runs more than ``MAX_BACKLOG`` frames ahead of what the GUI has applied
   (``acked``, a plain int the GUI thread writes), so a slow GUI never accumulates an unbounded queue.
 * Turn-taking at full speed: Python threads share one GIL, and a worker that computes non-stop makes every
-  GUI paint several times slower (each Qt call the GUI makes can wait a 5 ms switch interval for the GIL).
+  GUI paint several times slower (each Qt call the GUI makes can wait a whole GIL switch interval,
+  ``sys.getswitchinterval()``).
   So "as fast as possible" runs a short burst of steps (``BURST``), sends them as one batch and waits until
   the GUI has applied *and drawn* them (it acks after its synchronous repaint). GUI and simulation alternate;
   the GUI never waits for the GIL behind more than one burst.
@@ -36,13 +37,13 @@ from typing import Any
 
 from PySide6 import QtCore
 
+from app.shell.jobs import JobError, JobRunner, ServiceHandle
 from core.base.codes import Action
 from core.sim.checkpoint import CheckpointStore, replay_to
 from core.sim.events import check_breakpoints
 from core.sim.faults import failing_component
 from core.sim.frames import FrameTap
-
-from app.shell.jobs import JobError, JobRunner, ServiceHandle
+from core.sim.simulation import Simulation
 
 MAX_BACKLOG = 40
 #: At "as fast as possible": steps per burst are limited to BURST seconds; then the worker sleeps until the GUI's
@@ -51,9 +52,9 @@ BURST = 0.008
 MAX_WAIT = 1.0
 #: A checkpoint every this many steps, or sooner once the steps since the last one moved REPLAY_AGENT_STEPS agents
 #: in all (a step's time grows with the agents; a deterministic measure, not the clock): a seek replays at most
-#: CHECKPOINT_EVERY - 1 steps of the default city (18 agents: ~4 ms CPU median, 13 ms worst) and at most one of a
-#: 100-agent city. A checkpoint (~3 KiB for 18 agents) after every step made the studio's memory grow 11.4 KiB per
-#: step, every 5th 8.8 KiB (bench/gui.py prints memory per step and seek times; --every-step-checkpoints compares).
+#: CHECKPOINT_EVERY - 1 steps of the default city and at most one of a 100-agent city, while the checkpoints add
+#: far less memory per step than one after every step would (bench/gui.py prints memory per step and seek times;
+#: --every-step-checkpoints compares).
 CHECKPOINT_EVERY = 5
 REPLAY_AGENT_STEPS = 200
 #: The kind and generation key of the simulation service (app.shell.jobs).
@@ -97,7 +98,7 @@ class SimWorker(QtCore.QObject):
 
     def __init__(self) -> None:
         super().__init__()
-        self.sim = None
+        self.sim: Simulation | None = None
         self.tap: FrameTap | None = None
         self.checkpoints = CheckpointStore(every=CHECKPOINT_EVERY, max_replay=REPLAY_AGENT_STEPS)
         self.gen = 0
@@ -113,7 +114,7 @@ class SimWorker(QtCore.QObject):
         self._rate_t0 = 0.0
         self._rate_n = 0
         self._burst_end = 0.0
-        self._stash: dict[int, tuple] = {}
+        self._stash: dict[int, tuple[Simulation, FrameTap | None, CheckpointStore, list[dict]]] = {}
 
     # ---- helpers ----------------------------------------------------------------------------------------------
     def _ensure_timer(self) -> QtCore.QTimer:
@@ -161,7 +162,7 @@ class SimWorker(QtCore.QObject):
 
     def _send_reset(self, gen: int, seed: int) -> None:
         """Answer a reset with the new simulation's initial state."""
-        assert self.sim is not None and self.tap is not None
+        assert self.sim is not None and self.sim.buffer is not None and self.tap is not None   # built recording
         frame = self.tap.initial(self.sim.agents)
         self.sent = self.acked = 0
         wit = self.sim.buffer.array("witness")
@@ -176,7 +177,7 @@ class SimWorker(QtCore.QObject):
         self.checkpoints.clear()
         self.interventions = []
         try:
-            from core.studio.apply import new_simulation   # from step 0, or an agent editor branch's scene
+            from core.studio.apply import new_simulation  # from step 0, or an agent editor branch's scene
 
             sim = made if made is not None else new_simulation(config, seed=seed, record=True)
         except Exception as exc:  # noqa: BLE001 - reported to the GUI
@@ -440,7 +441,7 @@ class SimWorker(QtCore.QObject):
                     return
                 if time.perf_counter() - t0 >= BURST or self.sent - self.acked >= MAX_BACKLOG:
                     break
-                time.sleep(0)   # hand the GIL to the GUI thread if it is waiting for it (no 5 ms switch wait)
+                time.sleep(0)   # hand the GIL to the GUI thread if it is waiting for it (no switch-interval wait)
             self._flush(batch)
             self._burst_end = time.perf_counter()
         self._rate_n += n
@@ -460,6 +461,9 @@ class SimController(QtCore.QObject):
     The worker's thread is a service of ``runner`` (a private :class:`JobRunner` when none is given): it shares
     the runner's shutdown, registry (quitting waits for it) and generation stamps. ``failed`` also reaches
     ``runner.failed`` (a :class:`JobError` naming the failing component)."""
+
+    #: the worker's thread; the name hides ``QObject.thread()``, as :attr:`app.shell.jobs.JobHandle.thread` does
+    thread: QtCore.QThread  # type: ignore[assignment]
 
     _reset = QtCore.Signal(int, object, int)
     _sync = QtCore.Signal(int, object, int, object, object)

@@ -58,9 +58,8 @@ def main(model: str, scenario: str, slow: float, library_dir: str) -> int:
 
     library = IconLibrary(library_dir)
     if scenario.startswith("window"):
-        from app.shell.window import MainWindow
         from app.shell.settings import make_settings
-
+        from app.shell.window import MainWindow
         from tests.support.driver import ScriptedDialogs, StudioDriver
 
         dialogs = ScriptedDialogs()

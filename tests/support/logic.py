@@ -8,16 +8,15 @@ meaning.
 """
 from __future__ import annotations
 
-
 import numpy as np
 import z3
 
 from core.base.codes import ACTION_INDEX, ACTION_NAMES, Heading, Kind
+from core.base.world import AgentTable, WorldSnapshot
 from core.logic.grounding.grounder import Grounder, TableInterpretation
 from core.logic.lang.ontology import Ontology, load_ontology
 from core.logic.lang.reference import FAnd, FAtom, FEq, FExists, FImplies, FNot, FOr, Formula
 from core.map.model import CityMap
-from core.base.world import AgentTable, WorldSnapshot
 from tests.support.paths import ROOT
 
 ONTOLOGIES = ROOT / "configs" / "ontologies"

@@ -4,9 +4,9 @@ from __future__ import annotations
 import numpy as np
 
 from core.base.codes import GARAGE, HOUSE, STORE, Kind
+from core.base.world import AgentTable, WorldSnapshot
 from core.map.model import CityMap
 from core.map.spec import Building, Street
-from core.base.world import AgentTable, WorldSnapshot
 
 
 def small_city() -> CityMap:

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.tasks.spf.state import StartState
 from core.base.world import KNOWN_CONCEPTS
+from core.tasks.spf.state import StartState
 
 FAR = (200, 200)  # more than a field of view away from every scene cell used in the tests
 
@@ -66,7 +66,6 @@ def open_spf_window(qtbot, size: tuple[int, int] = (1200, 780)):
     """A shown ``app.features.spf.play.SPFPlayWindow`` of ``size`` whose questions ``w.dialogs.answers`` answers
     (closing without asking about an unsaved run)."""
     from app.features.spf.play import SPFPlayWindow
-
     from tests.support.driver import ScriptedDialogs
     from tests.support.qt import shown
 

@@ -21,7 +21,7 @@ os.environ.setdefault("LOGICITY_DATA_DIR", tempfile.mkdtemp(prefix="logicity-pro
 def main(seconds: float = 3.0) -> int:
     from PySide6 import QtCore, QtWidgets
 
-    app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])
+    _app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])   # held: the application outlives the window
     from app.shell.settings import make_settings
     from app.shell.window import MainWindow
     from tests.support.driver import ScriptedDialogs, StudioDriver

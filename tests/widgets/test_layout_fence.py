@@ -20,7 +20,7 @@ def panel(qtbot, transparent: bool = False):
     label = QtWidgets.QLabel("Steps 0–120 (shown step 40 of 120): 3 agents reached their goals")
     label.setWordWrap(True)
     area = fenced(label, lines=3)
-    if transparent:   # the fence as it was: no background of its own, the panel painted beneath it
+    if transparent:   # a fence without a background of its own: the panel is painted beneath it
         for x in (area, area.viewport(), label):
             x.setAutoFillBackground(False)
         area.setStyleSheet("QScrollArea { background: transparent; } QScrollArea > QWidget > QWidget "

@@ -1,6 +1,6 @@
 """The statistics dock on a long recording: the stacked action areas are clipped and downsampled to the plot's
-pixels (PlotItem.addItem used to switch both off again, and a 10,000-point filled curve is filled in 200 chunks at
-every repaint), and the Clauses tab, when hidden, is brought up to date as it is shown."""
+pixels (PlotItem.addItem switches both off, so they are set after it; a 10,000-point filled curve is otherwise
+filled in chunks at every repaint), and the Clauses tab, when hidden, is brought up to date as it is shown."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,8 +8,8 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from core.sim.episode import EpisodeBuffer  # noqa: E402
 from core.base.world import AgentTable  # noqa: E402
+from core.sim.episode import EpisodeBuffer  # noqa: E402
 
 STEPS, AGENTS = 6000, 12
 

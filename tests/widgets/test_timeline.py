@@ -144,7 +144,7 @@ def test_a_new_step_repaints_the_panel_not_the_dock_beneath_it(qtbot):
         app.removeEventFilter(spy)
     assert dock not in spy.painted and win not in spy.painted
     before = win.grab().toImage()
-    panel.setAutoFillBackground(False)   # as it was: the dock painted beneath the panel
+    panel.setAutoFillBackground(False)   # without its own background the dock is painted beneath the panel
     assert win.grab().toImage() == before
 
 

@@ -33,6 +33,8 @@ _ON, _UNSET = Qt.CheckState.Checked, Qt.CheckState.Unchecked
 _DRAG = Qt.ItemFlag.ItemIsDragEnabled
 #: what a dragged selection of rows carries: the model it came from and the rows ("<model id>:0,3,4")
 ROWS_MIME = "application/x-logicity-agent-rows"
+#: the invalid index a table's rows hang from; Qt passes it explicitly, Python callers may leave it out
+_ROOT = QtCore.QModelIndex()
 
 
 def cell_text(cell: tuple[int, int] | None) -> str:
@@ -404,10 +406,10 @@ class AgentTableModel(QtCore.QAbstractTableModel):
         self.agents, self.concepts, self.valid, self.issues = tuple(agents), tuple(concepts), dict(valid), issues
         self.endResetModel()
 
-    def rowCount(self, parent: QtCore.QModelIndex = QtCore.QModelIndex()) -> int:  # noqa: N802 (Qt name)
+    def rowCount(self, parent: QtCore.QModelIndex = _ROOT) -> int:  # noqa: N802 (Qt name)
         return 0 if parent.isValid() else len(self.agents)
 
-    def columnCount(self, parent: QtCore.QModelIndex = QtCore.QModelIndex()) -> int:  # noqa: N802
+    def columnCount(self, parent: QtCore.QModelIndex = _ROOT) -> int:  # noqa: N802
         return 0 if parent.isValid() else len(FIXED) + len(self.concepts) + 2
 
     def headerData(self, section: int, orientation, role: int = Qt.ItemDataRole.DisplayRole):  # noqa: N802

@@ -12,8 +12,8 @@ from typing import Sequence
 from PySide6 import QtWidgets
 
 from core.base.codes import ACTION_NAMES
-from core.sim.breakpoints import TYPES, Breakpoint, default_mode
 from core.base.world import KNOWN_CONCEPTS
+from core.sim.breakpoints import TYPES, Breakpoint, default_mode
 from widgets.choice_dialog import ok_cancel_buttons
 
 #: (kind, entry in the Condition box)

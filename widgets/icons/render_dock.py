@@ -18,18 +18,33 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QPainter
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QFrame, QHBoxLayout,
-                               QLabel, QLineEdit, QPlainTextEdit, QProgressBar, QPushButton, QScrollArea,
-                               QSizePolicy, QSpinBox, QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QSpinBox,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from core.base.errors import LogiCityError
 from core.icongen.generator import SCHEDULERS, GenerationRequest
-from core.icongen.models import (ModelError, configured_model, resolve_model, set_configured_model,
-                                 suggested_settings)
+from core.icongen.models import ModelError, configured_model, resolve_model, set_configured_model, suggested_settings
 from core.icongen.prompts import PromptBank
 from core.render.library import IconLibrary
 from core.render.semantics import LABELS, SEMANTICS
-
 from widgets.icons.icon_gallery import IconGallery, compact
 
 SIZES = (("model default", None), ("512 × 512", 512), ("768 × 768", 768), ("1024 × 1024", 1024))

@@ -13,11 +13,12 @@ from typing import Any, Sequence
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from core.view.agent_rows import COLUMNS, AgentRow, row_matches
-
 from widgets.layout_fence import fenced
 
 AGENT_ROLE = QtCore.Qt.ItemDataRole.UserRole + 2
 NUMERIC = {"goals_reached", "path_left"}
+#: the invalid index a table's rows hang from; Qt passes it explicitly, Python callers may leave it out
+_ROOT = QtCore.QModelIndex()
 
 
 class AgentTableModel(QtCore.QAbstractTableModel):
@@ -78,10 +79,10 @@ class AgentTableModel(QtCore.QAbstractTableModel):
                 return r
         return None
 
-    def rowCount(self, parent: QtCore.QModelIndex = QtCore.QModelIndex()) -> int:  # noqa: N802
+    def rowCount(self, parent: QtCore.QModelIndex = _ROOT) -> int:  # noqa: N802
         return 0 if parent.isValid() else len(self.visible)
 
-    def columnCount(self, parent: QtCore.QModelIndex = QtCore.QModelIndex()) -> int:  # noqa: N802
+    def columnCount(self, parent: QtCore.QModelIndex = _ROOT) -> int:  # noqa: N802
         return 0 if parent.isValid() else len(COLUMNS)
 
     def headerData(self, section: int, orientation, role=QtCore.Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802

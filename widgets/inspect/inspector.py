@@ -18,7 +18,6 @@ from core.view.inspect import AgentReport
 from widgets.inspect.agent_summary import AgentSummary
 from widgets.plot_marks import CursorLine
 
-
 POINTS_UP_TO = 300
 #: Above this many steps the action curve is drawn as a line over the visible steps, downsampled to the plot's
 #: pixels (a step outline of 10,000 steps costs a paint in proportion to the recording, for steps under a pixel).

@@ -12,7 +12,6 @@ from typing import Any, Sequence
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from core.logic.lang.highlight_tokens import word_at
-
 from widgets.rule_editor.highlighter import RuleHighlighter
 
 __all__ = ["CodeEditor", "SEVERITY_COLOURS"]

@@ -19,7 +19,6 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from core.logic.lang.highlight_tokens import clause_spans, set_clause_enabled, toggle_comment
 from core.studio.rule_commands import text_diff
-
 from widgets.rule_editor.code_editor import SEVERITY_COLOURS, CodeEditor
 
 __all__ = ["CodeEditor", "RuleEditorPage", "RuleEditor", "SEVERITY_COLOURS"]

@@ -140,7 +140,7 @@ class ModelEpisodeView(QtWidgets.QWidget):
         self.step_label.setText(text)
         self.cursor.setValue(s.step)
         self.facts.clear()
-        from core.logic.grounding.grounder import PLACEHOLDER   # (loaded by then: the episode was grounded)
+        from core.logic.grounding.grounder import PLACEHOLDER  # (loaded by then: the episode was grounded)
 
         # the observation's padding slots are not entities: not listed (their facts are all false)
         self.facts.addItem("entities: " + ", ".join(e for e in s.entities if e != PLACEHOLDER))

@@ -11,9 +11,9 @@ from pathlib import Path
 from PySide6 import QtCore, QtWidgets
 
 from core.base.errors import ConfigError
+from core.base.world import KNOWN_CONCEPTS
 from core.study.design import MODALITIES, StudySpec, parse_seeds
 from core.study.source import SimulatedSource
-from core.base.world import KNOWN_CONCEPTS
 from widgets.choice_dialog import ok_cancel_buttons
 
 

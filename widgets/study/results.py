@@ -134,7 +134,7 @@ class StudyResultsView(QtWidgets.QWidget):
         counts, edges = np.histogram(secs, bins=min(30, max(5, len(secs) // 4)), range=(0, hi))
         self.rt_hist.plot(edges, counts, stepMode="center", fillLevel=0, brush=(60, 120, 200, 150))
         means = []
-        for a, letter in enumerate(ACTION_LETTERS):
+        for letter in ACTION_LETTERS:
             v = [float(x["rt_ms"]) / 1000 for x in rows if x["truth"] == letter]
             means.append(float(np.mean(v)) if v else 0.0)
         self.rt_by_action.addItem(pg.BarGraphItem(x=np.arange(4), height=means, width=0.6,

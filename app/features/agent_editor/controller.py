@@ -1,4 +1,4 @@
-"""The agent editor (issue 11): its dock, the start/goal picking tool on the map, the markers of the selected
+"""The agent editor: its dock, the start/goal picking tool on the map, the markers of the selected
 agents' start and goal, import/export of agent-set YAML, the composition generator and Apply.
 
 Why a controller: every request of the dock (widgets/agent_editor/editor.py) becomes an undoable command on the session
@@ -13,13 +13,16 @@ read-only replay or while a loaded episode is still re-simulated). Each Apply is
 """
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from core.agents.edit import KINDS, NORMAL, cell_problem, agent_problems, concepts_for, parse_name, set_cells
+from app.shell.features import FeatureController, FeatureHost
+from app.shell.menus import ActionSpec
+from core.agents.edit import KINDS, NORMAL, agent_problems, cell_problem, concepts_for, parse_name, set_cells
 from core.agents.spec import AgentSet
 from core.base.codes import Kind
 from core.base.errors import LogiCityError
@@ -27,9 +30,6 @@ from core.studio import agent_sets as A
 from core.studio.apply import apply_status, branch_config, continue_problem, refusal
 from core.studio.apply_command import IN_PLACE, NEW_RECORDING, RESTART, ApplyEdits
 from core.studio.problems import Problem
-
-from app.shell.features import FeatureController, FeatureHost
-from app.shell.menus import ActionSpec
 
 _START_RGB = (46, 204, 113)
 _GOAL_RGB = (231, 76, 60)
@@ -96,14 +96,15 @@ class AgentEditorController(FeatureController):
         p = self.panel
         p.tabChanged.connect(self._on_tab)
         p.addRequested.connect(lambda kind: self.run(A.add(self.session, self.tab, kind)))
-        p.duplicateRequested.connect(lambda rows: rows and self.run(A.duplicate(self.session, self.tab, rows)))
-        p.deleteRequested.connect(lambda rows: rows and self.run(A.delete(self.session, self.tab, rows)))
-        p.moveRequested.connect(lambda rows, d: rows and self.run(A.move(self.session, self.tab, rows, d)))
-        p.dropRequested.connect(lambda rows, before: rows and self.run(A.drop(self.session, self.tab, rows, before)))
+        p.duplicateRequested.connect(lambda rows: self.run(A.duplicate(self.session, self.tab, rows)) if rows else None)
+        p.deleteRequested.connect(lambda rows: self.run(A.delete(self.session, self.tab, rows)) if rows else None)
+        p.moveRequested.connect(lambda rows, d: self.run(A.move(self.session, self.tab, rows, d)) if rows else None)
+        p.dropRequested.connect(lambda rows, before: self.run(A.drop(self.session, self.tab, rows, before))
+                                if rows else None)
         p.nameEdited.connect(self.rename)
         p.priorityEdited.connect(self.set_priority)
-        p.kindEdited.connect(lambda rows, k: rows and self.run(A.edit(self.session, self.tab, rows,
-                                                                      f"Make {k.label.lower()}:", kind=k)))
+        p.kindEdited.connect(lambda rows, k: self.run(A.edit(self.session, self.tab, rows, f"Make {k.label.lower()}:",
+                                                             kind=k)) if rows else None)
         p.conceptEdited.connect(self.set_concept)
         p.pickRequested.connect(self.pick)
         p.randomRequested.connect(self.randomise)
@@ -117,16 +118,15 @@ class AgentEditorController(FeatureController):
         ev.project.connect(lambda e: self._on_project())
         ev.agents.connect(lambda e: self.refresh())
         ev.history.connect(lambda e: self._show_provenance())
-        tools = dict(menu="tools", section="editors")
         self.show_action = host.add(ActionSpec("Agent editor", self.show_panel, "Ctrl+Shift+A",
                                                "Show the agent editor (agents, concepts, starts and goals, Apply)",
-                                               **tools))
+                                               menu="tools", section="editors"))
         self.apply_action = host.add(ActionSpec("Apply edits from step 0", lambda: self.apply("restart"),
                                                 "Ctrl+Return", "Re-simulate from step 0 with the edited city and "
-                                                "agents", **tools))
+                                                "agents", menu="tools", section="editors"))
         self.branch_action = host.add(ActionSpec("Apply edits: branch at the shown step", lambda: self.apply("branch"),
                                                  "Ctrl+Shift+Return", "Start a new recording from the shown step with "
-                                                 "the edited agents", **tools))
+                                                 "the edited agents", menu="tools", section="editors"))
         host.panels.widget("problems").activated.connect(self.show_problem)
         if self.session.project is not None:
             self._on_project()
@@ -178,7 +178,7 @@ class AgentEditorController(FeatureController):
     def _on_project(self) -> None:
         self.tab = A.active_tab(self.session) if self.session.project is not None else A.MAIN
         for note in getattr(self.session.project, "notes", None) or ():
-            self.playback.when_ready(lambda note=note: self.status(note, 20000))
+            self.playback.when_ready(partial(self.status, note, 20000))
         self.refresh()
 
     def _on_tab(self, tab: str) -> None:

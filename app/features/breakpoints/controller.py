@@ -8,17 +8,23 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
-from core.base.codes import ACTION_NAMES
-from core.sim.events import Breakpoint
-from core.studio.commands import (AddBreakpoint, ClearBreakpoints, EditBreakpoint, RemoveBreakpoint,
-                                  SetBreakpointEnabled, can_add, can_edit)
-from core.studio.session import Session
-from widgets.breakpoints.dialog import BreakpointDialog
-from widgets.breakpoints.breakpoint_list import BreakpointList
-
 from app.shell.features import FeatureController
 from app.shell.panels import PanelHost
 from app.shell.services import Shell
+from core.base.codes import ACTION_NAMES
+from core.sim.events import Breakpoint
+from core.studio.commands import (
+    AddBreakpoint,
+    ClearBreakpoints,
+    EditBreakpoint,
+    RemoveBreakpoint,
+    SetBreakpointEnabled,
+    can_add,
+    can_edit,
+)
+from core.studio.session import Session
+from widgets.breakpoints.breakpoint_list import BreakpointList
+from widgets.breakpoints.dialog import BreakpointDialog
 
 #: the widest the left dock area is made to show the entries on one line (px), and at most this share of the window
 MAX_DOCK_WIDTH = 380
@@ -32,8 +38,9 @@ class BreakpointsController(FeatureController):
         self.shell = shell
         self.session = session
         self.panels = panels
-        self.panel: BreakpointList = panels.widget("breakpoints")
-        panel = self.panel
+        panel = panels.widget("breakpoints")
+        assert isinstance(panel, BreakpointList), panel   # what this feature's panel factory builds
+        self.panel = panel
         panel.toggled.connect(self.set_enabled)
         panel.removeRequested.connect(self.remove)
         panel.clearRequested.connect(self.clear)

@@ -2,15 +2,14 @@
 goal, any agent's goal, clear), and the breakpoints service."""
 from __future__ import annotations
 
-from core.sim.events import Breakpoint
-from widgets.breakpoints.breakpoint_list import BreakpointList
-
 from app.features.breakpoints.controller import BreakpointsController
 from app.shell.features import FeatureHost, FeatureSpec, register
 from app.shell.menus import ActionSpec, MenuSpec
 from app.shell.panels import LEFT, PanelSpec
 from app.shell.panels import register as register_panel
 from app.shell.services import BREAKPOINTS
+from core.sim.events import Breakpoint
+from widgets.breakpoints.breakpoint_list import BreakpointList
 
 
 def install(host: FeatureHost) -> BreakpointsController:

@@ -21,6 +21,9 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 from scipy import ndimage
 
+from app.features.city_editor.tools import MoveTool, PaintTool, PickTool, RectTool
+from app.shell.features import FeatureController, FeatureHost
+from app.shell.menus import MenuSpec
 from core.base.errors import LogiCityError
 from core.map.derived import CityBuilder
 from core.map.edit import resized
@@ -33,10 +36,6 @@ from core.view.city_draft import PAINT_RGB
 from core.view.colouring import intersection_rgba, semantic_rgb
 from widgets.city_editor.dialogs import NewCityDialog, ResizeDialog
 from widgets.map_tools import redraw_city
-
-from app.features.city_editor.tools import MoveTool, PaintTool, PickTool, RectTool
-from app.shell.features import FeatureController, FeatureHost
-from app.shell.menus import MenuSpec
 
 #: (tool key, menu text, shortcut); paint kinds are core/map/edit.py's, "traffic" follows the stroke direction
 TOOLS: tuple[tuple[str, str, str], ...] = (
@@ -94,7 +93,8 @@ def redraw(view: Any, city: CityMap) -> None:
         rows, cols = np.flatnonzero(diff.any(axis=1)), np.flatnonzero(diff.any(axis=0))
         rs, cs = slice(rows[0], rows[-1] + 1), slice(cols[0], cols[-1] + 1)
         rgb = img.copy()
-        rgb[rs, cs] = semantic_rgb(_Layers(city, rs, cs))
+        # semantic_rgb reads only a city's shape and layers, which _Layers has; core annotates it with CityMap
+        rgb[rs, cs] = semantic_rgb(_Layers(city, rs, cs))  # type: ignore[arg-type]
     same_inter = np.array_equal(old.intersections, city.intersections)
     inter = view.inter_item.image if same_inter and view.inter_item.image is not None else intersection_rgba(city)
     redraw_city(view, city, rgb, inter)

@@ -17,7 +17,6 @@ from core.view.city_draft import PAINT_RGB, draft_rgb
 from widgets.map_tools import CellEvent, MapTool, paint_cells
 
 
-
 class Editor(Protocol):
     """What the tools use of the city editor's controller (app/features/city_editor/controller.py)."""
 
@@ -142,18 +141,19 @@ class RectTool(_Tool):
         elif self.start is None:
             self.ctl.map.tools.set_preview([(ev.row, ev.col, ev.row, ev.col)], _rgba(self.ctl.kind))
 
-    def _rect(self, cell) -> tuple[int, int, int, int]:
-        (ra, ca), (rb, cb) = self.start, cell
+    @staticmethod
+    def _rect(start: tuple[int, int], cell: tuple[int, int]) -> tuple[int, int, int, int]:
+        (ra, ca), (rb, cb) = start, cell
         return (min(ra, rb), min(ca, cb), max(ra, rb), max(ca, cb))
 
     def press(self, ev: CellEvent) -> None:
         self.start = ev.cell
-        self.ctl.map.tools.set_preview([self._rect(ev.cell)], _rgba(self.ctl.kind))
+        self.ctl.map.tools.set_preview([self._rect(ev.cell, ev.cell)], _rgba(self.ctl.kind))
 
     def drag(self, ev: CellEvent) -> None:
         if self.start is not None:
-            self.ctl.map.tools.set_preview([self._rect(ev.cell)], _rgba(self.ctl.kind))
-            r0, c0, r1, c1 = self._rect(ev.cell)
+            self.ctl.map.tools.set_preview([self._rect(self.start, ev.cell)], _rgba(self.ctl.kind))
+            r0, c0, r1, c1 = self._rect(self.start, ev.cell)
             self.ctl.status(f"Rectangle {r1 - r0 + 1} × {c1 - c0 + 1} cells", 3000)
 
     def release(self, ev: CellEvent) -> None:

@@ -26,15 +26,14 @@ from typing import Any, Callable
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from app.shell.features import FeatureController
+from app.shell.jobs import CANCELLED, FAILED, JobHandle, JobOutcome, JobRunner
+from app.shell.services import Shell
 from core.io.fileio import atomic_write_bytes, clean_stale_temps
 from core.studio.session import Session
 from core.view.export import DEFAULT_PATTERN, GifBuilder, parse_range, sequence_paths
 from widgets.choice_dialog import ok_cancel_buttons
 from widgets.map_view import MapView
-
-from app.shell.features import FeatureController
-from app.shell.services import Shell
-from app.shell.jobs import CANCELLED, FAILED, JobHandle, JobOutcome, JobRunner
 
 
 def save_view_png(view: MapView, path: str | Path, width: int | None = None) -> Path:
@@ -49,9 +48,9 @@ def png_bytes(img: QtGui.QImage) -> bytes:
     """``img`` encoded as PNG (to be written atomically)."""
     buf = QtCore.QBuffer()
     buf.open(QtCore.QIODevice.OpenModeFlag.WriteOnly)
-    if not img.save(buf, "PNG"):
+    if not img.save(buf, "PNG"):  # type: ignore[call-overload]  # PySide6's stub says bytes; it takes only a str
         raise OSError("Qt could not encode the image as PNG")
-    return bytes(buf.data())
+    return bytes(buf.data().data())
 
 
 def draw_caption(img: QtGui.QImage, text: str) -> QtGui.QImage:
@@ -283,7 +282,12 @@ class ExportController(FeatureController):
                     dlg.setRange(0, 0)
 
             exp.progress.connect(on_progress)
-            exp.finished.connect(lambda ok, msg: (dlg.reset(), dlg.close()))
+
+            def on_done(ok: bool, msg: str) -> None:
+                dlg.reset()
+                dlg.close()
+
+            exp.finished.connect(on_done)
             self.progress_dialog = dlg
 
         def on_finished(ok: bool, msg: str) -> None:

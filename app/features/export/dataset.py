@@ -10,15 +10,35 @@ shards: finished shards stay recorded, so exporting again into the same folder r
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from PySide6 import QtCore, QtWidgets
 
 from app.shell.features import FeatureController, FeatureHost
-from app.shell.menus import ActionSpec
 from app.shell.jobs import CANCELLED, DONE, JobHandle, JobOutcome
+from app.shell.menus import ActionSpec
+
+_W = TypeVar("_W", bound=QtWidgets.QWidget)
 
 SETTINGS_FOLDER = "export/dataset_folder"
+
+
+class _PathField(QtWidgets.QWidget):
+    """A path option: its text (``line``) plus a file chooser."""
+
+    def __init__(self, line: QtWidgets.QLineEdit, pick: QtWidgets.QToolButton) -> None:
+        super().__init__()
+        self.line = line
+        row = QtWidgets.QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(line, 1)
+        row.addWidget(pick)
+
+
+def _named(widget: _W, name: str) -> _W:
+    """``widget`` with its object name (the tests and scripts find the form's fields by it)."""
+    widget.setObjectName(name)
+    return widget
 
 
 class ExportDialog(QtWidgets.QDialog):
@@ -33,37 +53,40 @@ class ExportDialog(QtWidgets.QDialog):
         self.setObjectName("datasetExportDialog")
         self.setWindowTitle("Export dataset")
         self.specs = {s.name: s for s in exporters()}
-        self.kind = QtWidgets.QComboBox(objectName="exportKind")
+        self.kind = _named(QtWidgets.QComboBox(), "exportKind")
         for s in self.specs.values():
             self.kind.addItem(s.title, s.name)
-        self.description = QtWidgets.QLabel(wordWrap=True, objectName="exportDescription")
+        self.description = _named(QtWidgets.QLabel(), "exportDescription")
+        self.description.setWordWrap(True)
         self.options_box = QtWidgets.QGroupBox("Options")
         self.form = QtWidgets.QFormLayout(self.options_box)
         self.fields: dict[str, QtWidgets.QWidget] = {}
-        self.folder = QtWidgets.QLineEdit(objectName="exportFolder")
+        self.folder = _named(QtWidgets.QLineEdit(), "exportFolder")
         browse = QtWidgets.QPushButton("Browse…")
         browse.clicked.connect(self._browse)
         row = QtWidgets.QHBoxLayout()
         row.addWidget(self.folder, 1)
         row.addWidget(browse)
-        self.backend = QtWidgets.QComboBox(objectName="exportBackend")
+        self.backend = _named(QtWidgets.QComboBox(), "exportBackend")
         labels = {"local": "Local process pool", "inline": "This process (one worker)", "ray": "Ray cluster"}
         for b in ("local", *[b for b in BACKENDS if b != "local"]):
             self.backend.addItem(labels.get(b, b), b)
-        self.workers = QtWidgets.QSpinBox(objectName="exportWorkers", minimum=0, maximum=4096)
+        self.workers = _named(QtWidgets.QSpinBox(), "exportWorkers")
+        self.workers.setRange(0, 4096)
         self.workers.setSpecialValueText("all CPUs")
-        self.ray_address = QtWidgets.QLineEdit(objectName="exportRayAddress", placeholderText="local (or auto, "
-                                                                                               "ray://head:10001)")
+        self.ray_address = _named(QtWidgets.QLineEdit(), "exportRayAddress")
+        self.ray_address.setPlaceholderText("local (or auto, ray://head:10001)")
         run_box = QtWidgets.QGroupBox("Output and backend")
         run_form = QtWidgets.QFormLayout(run_box)
         run_form.addRow("Output folder", row)
         run_form.addRow("Backend", self.backend)
         run_form.addRow("Workers", self.workers)
         run_form.addRow("Ray address", self.ray_address)
-        self.progress = QtWidgets.QProgressBar(objectName="exportProgress")
+        self.progress = _named(QtWidgets.QProgressBar(), "exportProgress")
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
-        self.status = QtWidgets.QLabel("Ready.", objectName="exportStatus", wordWrap=True)
+        self.status = _named(QtWidgets.QLabel("Ready."), "exportStatus")
+        self.status.setWordWrap(True)
         self.buttons = QtWidgets.QDialogButtonBox()
         self.export_button = self.buttons.addButton("Export", QtWidgets.QDialogButtonBox.ButtonRole.AcceptRole)
         self.export_button.setObjectName("exportStart")
@@ -110,39 +133,36 @@ class ExportDialog(QtWidgets.QDialog):
 
     def _field(self, opt) -> QtWidgets.QWidget:
         if opt.kind == "int":
-            w = QtWidgets.QSpinBox()
-            w.setRange(int(opt.minimum if opt.minimum is not None else -2**31 + 1),
-                       int(min(opt.maximum if opt.maximum is not None else 2**31 - 1, 2**31 - 1)))
-            w.setValue(int(opt.default))
-            return w
+            spin = QtWidgets.QSpinBox()
+            spin.setRange(int(opt.minimum if opt.minimum is not None else -2**31 + 1),
+                          int(min(opt.maximum if opt.maximum is not None else 2**31 - 1, 2**31 - 1)))
+            spin.setValue(int(opt.default))
+            return spin
         if opt.kind == "float":
-            w = QtWidgets.QDoubleSpinBox()
-            w.setDecimals(4)
-            w.setRange(opt.minimum if opt.minimum is not None else -1e9, opt.maximum if opt.maximum is not None else 1e9)
-            w.setValue(float(opt.default))
-            return w
+            real = QtWidgets.QDoubleSpinBox()
+            real.setDecimals(4)
+            real.setRange(opt.minimum if opt.minimum is not None else -1e9,
+                          opt.maximum if opt.maximum is not None else 1e9)
+            real.setValue(float(opt.default))
+            return real
         if opt.kind == "bool":
-            w = QtWidgets.QCheckBox()
-            w.setChecked(bool(opt.default))
-            return w
+            check = QtWidgets.QCheckBox()
+            check.setChecked(bool(opt.default))
+            return check
         if opt.kind == "choice":
-            w = QtWidgets.QComboBox()
+            combo = QtWidgets.QComboBox()
             for c in opt.choices:
-                w.addItem(c or "(default)", c)
-            w.setCurrentIndex(max(0, list(opt.choices).index(opt.default)) if opt.default in opt.choices else 0)
-            return w
-        w = QtWidgets.QLineEdit(str(opt.default))
+                combo.addItem(c or "(default)", c)
+            combo.setCurrentIndex(max(0, list(opt.choices).index(opt.default)) if opt.default in opt.choices else 0)
+            return combo
+        line = QtWidgets.QLineEdit(str(opt.default))
         if opt.kind != "path":
-            return w
-        box = QtWidgets.QWidget()   # a path: the text plus a file chooser
-        row = QtWidgets.QHBoxLayout(box)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(w, 1)
-        pick = QtWidgets.QToolButton(text="…", toolTip=f"Choose the {opt.name.replace('_', ' ')} file")
-        pick.clicked.connect(lambda _=False, w=w: self._pick_file(w))
-        row.addWidget(pick)
-        box.line = w   # type: ignore[attr-defined]
-        return box
+            return line
+        pick = QtWidgets.QToolButton()
+        pick.setText("…")
+        pick.setToolTip(f"Choose the {opt.name.replace('_', ' ')} file")
+        pick.clicked.connect(lambda _=False, line=line: self._pick_file(line))
+        return _PathField(line, pick)
 
     def _pick_file(self, line: QtWidgets.QLineEdit) -> None:
         path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Choose a file", line.text())
@@ -151,7 +171,11 @@ class ExportDialog(QtWidgets.QDialog):
 
     @staticmethod
     def _line(w: QtWidgets.QWidget) -> QtWidgets.QLineEdit:
-        return getattr(w, "line", w)
+        """The text of a path or text option."""
+        if isinstance(w, _PathField):
+            return w.line
+        assert isinstance(w, QtWidgets.QLineEdit), w
+        return w
 
     def values(self) -> dict[str, Any]:
         out: dict[str, Any] = {}

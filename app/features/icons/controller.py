@@ -12,12 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-
-from core.icongen.generator import GenerationRequest
-from core.render.library import IconLibrary
-
 from app.shell.features import FeatureController
 from app.shell.jobs import CANCELLED, FAILED, JobContext, JobHandle, JobOutcome, JobRunner
+from core.icongen.generator import GenerationRequest
+from core.render.library import IconLibrary
 
 WAITING_MESSAGE = "waiting for the icon generator to stop… (a model that is loading cannot be interrupted; " \
                   "finished images are saved)"

@@ -2,13 +2,12 @@
 icon shows in the map's icon art at once."""
 from __future__ import annotations
 
-from core.render.library import IconLibrary
-from widgets.icons.render_dock import RenderDock
-
 from app.features.icons.controller import IconGenController
 from app.shell.features import FeatureController, FeatureHost, FeatureSpec, register
 from app.shell.panels import RIGHT, Panel, PanelSpec
 from app.shell.panels import register as register_panel
+from core.render.library import IconLibrary
+from widgets.icons.render_dock import RenderDock
 
 #: Height (px) the Render panel asks for when it is opened in a shorter spot: Generate, progress, the tab bar and a
 #: row of result thumbnails with their details.

@@ -16,13 +16,12 @@ from typing import Any, Callable
 import numpy as np
 from PySide6 import QtCore, QtGui
 
+from app.shell.features import FeatureController
+from app.shell.onscreen import ShownWatch, on_screen
 from core.studio.session import Session
 from core.view.agent_rows import agent_rows, witness_agents
 from core.view.compare import compare_rows
 from widgets.map_overlays import AgentLabelLayer, WitnessOverlay
-
-from app.shell.features import FeatureController
-from app.shell.onscreen import ShownWatch, on_screen
 
 #: Seconds between two refreshes of the panel's rows while playing.
 PANEL_PERIOD = 0.25
@@ -68,9 +67,15 @@ class AgentsController(FeatureController):
         self.compare_view.clearRequested.connect(lambda: self.set_compare(()))
         ev = session.events
         ev.selection.connect(self._on_selection)
-        ev.project.connect(lambda e: (self.panel.clear(), self.witness.clear(), self.labels.set_agents([], []),
-                                      self.set_compare(())))
+        ev.project.connect(lambda e: self._on_project())
         ev.view.connect(self._on_view)
+
+    def _on_project(self) -> None:
+        """Another project: nothing of the old one's agents stays shown or compared."""
+        self.panel.clear()
+        self.witness.clear()
+        self.labels.set_agents(np.zeros((0, 2)), [])
+        self.set_compare(())
 
     # ---- after each frame -----------------------------------------------------------------------------------
     def _on_drawn(self, k: int) -> None:
@@ -142,14 +147,15 @@ class AgentsController(FeatureController):
             return
         self._compare_stale = False
         s, model = self.session, self.drawing.inspector_model
-        agents = self.compared() if s.history is not None and model is not None else []
-        if len(agents) < 2:
+        history = s.history
+        agents = self.compared() if history is not None and model is not None else []
+        if history is None or len(agents) < 2:
             self.compare_view.set_comparison(agents, [], (), None)
             return
         k = min(s.cursor, s.num_steps)
-        reports = [model.report(s.history, k, a, recompute=False) for a in agents]
+        reports = [model.report(history, k, a, recompute=False) for a in agents]
         self.compare_view.set_comparison(agents, [r.name for r in reports],
-                                         compare_rows(reports, s.history.meta.get("clauses") or ()), k)
+                                         compare_rows(reports, history.meta.get("clauses") or ()), k)
 
     def _on_shown(self, w: Any) -> None:
         if w is self.panel and self._stale and w.isVisible():

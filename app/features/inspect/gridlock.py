@@ -13,12 +13,11 @@ from typing import Any
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from app.shell.features import FeatureController
+from app.shell.services import Playback, Shell
 from core.sim.gridlock import Gridlock, GridlockDetector, detector_for, summary
 from core.studio.session import Session
 from core.view.gridlock import describe
-
-from app.shell.features import FeatureController
-from app.shell.services import Playback, Shell
 
 
 class GridlockController(FeatureController):

@@ -7,12 +7,11 @@ from typing import Any, Callable
 
 from PySide6 import QtCore
 
-from core.base.codes import ACTION_NAMES
-from core.view.agent_rows import agents_in_cell, pick_in_cell
-from core.studio.session import Session
-
 from app.shell.features import FeatureController
 from app.shell.services import Playback, Shell
+from core.base.codes import ACTION_NAMES
+from core.studio.session import Session
+from core.view.agent_rows import agents_in_cell, pick_in_cell
 
 
 class SelectionController(FeatureController):
@@ -43,7 +42,8 @@ class SelectionController(FeatureController):
         sc = self.map.scene_data
         if agent >= 0 and sc is not None and agent < len(sc.positions):
             agent = pick_in_cell(sc.positions, agent, self.session.selected)
-            sharing = agents_in_cell(sc.positions, tuple(int(v) for v in sc.positions[agent]))
+            row, col = sc.positions[agent]
+            sharing = agents_in_cell(sc.positions, (int(row), int(col)))
             self.select(agent)
             if len(sharing) > 1:
                 names = self.session.agent_names

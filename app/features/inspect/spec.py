@@ -5,11 +5,6 @@ from __future__ import annotations
 
 from PySide6 import QtWidgets
 
-from widgets.inspect.agent_compare import AgentCompare
-from widgets.inspect.agents_panel import AgentsPanel
-from widgets.inspect.inspector import InspectorWidget
-from widgets.stats import StatsWidget
-
 from app.features.inspect.agents import AgentsController
 from app.features.inspect.gridlock import GridlockController
 from app.features.inspect.selection import SelectionController
@@ -18,6 +13,10 @@ from app.shell.menus import ActionSpec
 from app.shell.panels import RIGHT, PanelSpec
 from app.shell.panels import register as register_panel
 from app.shell.services import SELECTION
+from widgets.inspect.agent_compare import AgentCompare
+from widgets.inspect.agents_panel import AgentsPanel
+from widgets.inspect.inspector import InspectorWidget
+from widgets.stats import StatsWidget
 
 
 class InspectFeature(FeatureController):

@@ -15,13 +15,12 @@ import itertools
 from dataclasses import replace
 from typing import Any, Protocol
 
+from app.shell.worker import SimController
 from core.base.errors import LogiCityError
 from core.sim.provenance import provenance
 from core.sim.replay import config_from_episode
 from core.studio.apply import start_config
 from core.studio.session import Session
-
-from app.shell.worker import SimController
 
 __all__ = ["AppliedRecordings"]
 
@@ -72,6 +71,7 @@ class AppliedRecordings:
             self.pb.start(self.session.project)
             self.pb.schedule_redraw()
         else:
+            assert self.session.project is not None, "an Apply edits the open project"
             self.sim.reset(config, self.session.project.seed)
 
     def _keep(self, history: Any, interventions: Any) -> None:

@@ -17,6 +17,12 @@ from typing import Any, Callable
 
 from PySide6 import QtCore, QtWidgets
 
+from app.features.playback.applied import AppliedRecordings
+from app.features.playback.drawing import DrawController
+from app.features.playback.speed import DEFAULT_SPEED, SPEEDS
+from app.shell.features import FeatureController
+from app.shell.services import Shell
+from app.shell.worker import SimController
 from core.base.codes import ACTION_NAMES
 from core.project.model import Project
 from core.sim.episode import EpisodeBuffer
@@ -26,13 +32,6 @@ from core.studio.apply import start_config
 from core.studio.commands import ForceAction
 from core.studio.problems import blocking_message, collect
 from core.studio.session import Session
-
-from app.features.playback.applied import AppliedRecordings
-from app.features.playback.drawing import DrawController
-from app.features.playback.speed import DEFAULT_SPEED, SPEEDS
-from app.shell.features import FeatureController
-from app.shell.services import Shell
-from app.shell.worker import SimController
 
 __all__ = ["DEFAULT_SPEED", "SPEEDS", "PlaybackController"]
 
@@ -515,7 +514,8 @@ class PlaybackController(FeatureController):
 
     def restore_speed(self) -> None:
         """The speed of the last run (settings key ``sim/speed``), when it is one of :data:`SPEEDS`."""
-        sp = float(self.shell.settings.value("sim/speed", DEFAULT_SPEED))
+        value = self.shell.settings.value("sim/speed", DEFAULT_SPEED)   # an INI file gives back a str
+        sp = float(value) if isinstance(value, (str, int, float)) else DEFAULT_SPEED
         if sp in [v for _, v in SPEEDS]:
             self.set_speed(sp)
 

@@ -13,13 +13,12 @@ from typing import Any
 
 from PySide6 import QtCore, QtWidgets
 
+from app.shell.onscreen import ShownWatch, on_screen
 from core.sim.compiled import compiled_project
 from core.studio.session import Session
 from core.view.inspect import Inspector
 from core.view.scene import build_scene
 from core.view.stats import clause_labels
-
-from app.shell.onscreen import ShownWatch, on_screen
 
 #: While playing, the inspector and the statistics refresh at most this often (seconds); the map every frame.
 SLOW_PERIOD = 0.25
@@ -160,7 +159,9 @@ class DrawController(QtCore.QObject):
             return
         k = min(s.cursor, s.num_steps)
         s.check_scheme("the view")    # a stale scheme is reported and replaced, never a KeyError per frame
-        sc = build_scene(s.history, k, scheme=s.view.colour_by, selected=s.selected, paths=s.view.paths,
+        # the session's view stores paths as a str, build_scene asks for its PathMode literal (a core annotation)
+        sc = build_scene(s.history, k, scheme=s.view.colour_by, selected=s.selected,
+                         paths=s.view.paths,  # type: ignore[arg-type]
                          grounder=self.grounder(), clause_labels=self.clause_labels())
         self.map.show_scene(sc)
         entries = sc.colouring.legend()
@@ -230,7 +231,8 @@ class DrawController(QtCore.QObject):
     def scene_at(self, k: int) -> Any:
         """The scene of state ``k`` as the map draws it (colours, selection, paths, field of view); exports use it."""
         s = self.session
-        return build_scene(s.history, k, scheme=s.view.colour_by, selected=s.selected, paths=s.view.paths,
+        return build_scene(s.history, k, scheme=s.view.colour_by, selected=s.selected,
+                           paths=s.view.paths,  # type: ignore[arg-type]  # a str in the session, see flush_redraw
                            grounder=self.grounder(), clause_labels=self.clause_labels())
 
     def grounder(self) -> Any:

@@ -4,10 +4,6 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
-from core.base.codes import ACTION_NAMES
-from core.sim.events import event_kinds
-from widgets.timeline import TimelineWidget
-
 from app.features.playback.controller import PlaybackController
 from app.features.playback.drawing import DrawController
 from app.features.playback.speed import SpeedControls
@@ -17,6 +13,9 @@ from app.shell.menus import ActionSpec, MenuSpec
 from app.shell.panels import BOTTOM, PanelSpec
 from app.shell.panels import register as register_panel
 from app.shell.services import DRAWING, PLAYBACK, TIMELINE
+from core.base.codes import ACTION_NAMES
+from core.sim.events import event_kinds
+from widgets.timeline import TimelineWidget
 
 SP = QtWidgets.QStyle.StandardPixmap
 

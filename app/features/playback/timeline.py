@@ -5,18 +5,17 @@ typed) pauses playback and is shown.
 Markers that do not come from the recording's event kinds (a model's disagreements with the oracle over a branch it
 drove, :mod:`app.features.spf.model_branch`) are handed over as named groups with :meth:`TimelineController.set_extra`: their
 lanes follow the event kinds' while the group is set, and they are kept through the rebuilds until the owner clears
-them (``set_extra(name)``)."""
+them (``set_extra(group)``)."""
 from __future__ import annotations
 
 from typing import Any, Iterable
 
 from PySide6 import QtCore
 
+from app.features.playback.controller import PlaybackController
 from core.sim.events import Event, event_kinds
 from core.studio.session import Session
 from widgets.timeline import Marker, TimelineWidget
-
-from app.features.playback.controller import PlaybackController
 
 
 class TimelineController(QtCore.QObject):
@@ -29,7 +28,7 @@ class TimelineController(QtCore.QObject):
         self.extra: dict[str, tuple[list[tuple[str, str, tuple[int, int, int]]], list[Marker]]] = {}
         self.refresh_lanes()
         timeline.stepRequested.connect(self._on_request)
-        timeline.scrubbing.connect(lambda on: on and playback.pause())
+        timeline.scrubbing.connect(lambda on: playback.pause() if on else None)
         ev = session.events
         ev.project.connect(lambda e: timeline.set_markers(self._extra_markers()))
         ev.history.connect(lambda e: self._rebuild())
@@ -63,13 +62,13 @@ class TimelineController(QtCore.QObject):
         self.timeline.set_markers(sorted(self._markers(self.session.markers.events) + self._extra_markers(),
                                          key=lambda m: m.step))
 
-    def set_extra(self, name: str, lanes: list[tuple[str, str, tuple[int, int, int]]] | None = None,
-                  markers: Iterable[Marker] = ()) -> None:
-        """Show ``markers`` in ``lanes`` (name, label, colour) as the group ``name``, replacing what the group
+    def set_extra(self, group: str, lanes: list[tuple[str, str, tuple[int, int, int]]] | None = None,
+                  markers: Iterable[Marker] | None = None) -> None:
+        """Show ``markers`` in ``lanes`` (name, label, colour) as the group ``group``, replacing what the group
         showed; without lanes the group is removed (its lanes and markers go)."""
         if lanes:
-            self.extra[name] = (list(lanes), list(markers))
-        elif self.extra.pop(name, None) is None:
+            self.extra[group] = (list(lanes), list(markers or ()))
+        elif self.extra.pop(group, None) is None:
             return
         self._rebuild()
 

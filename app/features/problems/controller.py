@@ -15,10 +15,9 @@ from typing import Any
 
 from PySide6 import QtCore
 
-from core.studio.problems import ERROR, Problem, collect
-
 from app.shell.features import FeatureController, FeatureHost
 from app.shell.menus import ActionSpec
+from core.studio.problems import ERROR, Problem, collect
 
 #: Wait (ms) after the last change before checking again.
 RECHECK_DELAY_MS = 120

@@ -2,17 +2,18 @@
 errors; the problems service."""
 from __future__ import annotations
 
-from widgets.problems.problems_panel import ProblemsPanel
-
 from app.features.problems.controller import ProblemsController
 from app.shell.features import FeatureHost, FeatureSpec, register
 from app.shell.panels import BOTTOM, PanelSpec
 from app.shell.panels import register as register_panel
 from app.shell.services import PROBLEMS
+from widgets.problems.problems_panel import ProblemsPanel
 
 
 def install(host: FeatureHost) -> ProblemsController:
-    return host.provide(PROBLEMS, ProblemsController(host))
+    problems = ProblemsController(host)
+    host.provide(PROBLEMS, problems)
+    return problems
 
 
 #: a tab next to the Timeline: the whole window's width for its messages; docked beside the Timeline instead, even

@@ -11,18 +11,16 @@ from typing import Any
 
 from PySide6 import QtCore, QtWidgets
 
-from core.base.errors import LogiCityError
-from core.base.paths import DEFAULT_MODE, ROOT
-from core.project.load import describe_error, is_project, manifest_name, replaced_files
-from core.project.model import Project
-from core.studio.episode_file import is_episode_file
-from core.studio.session import Session, load_target
-
 from app.shell import gui_gc
 from app.shell.features import FeatureController
 from app.shell.services import Playback, Shell
 from app.shell.settings import add_recent, recent_files, remove_recent
-
+from core.base.errors import LogiCityError
+from core.base.paths import ROOT
+from core.project.load import describe_error, is_project, manifest_name, replaced_files
+from core.project.model import Project
+from core.studio.episode_file import is_episode_file
+from core.studio.session import Session, load_target
 
 
 class ProjectController(FeatureController):

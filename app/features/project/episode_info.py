@@ -6,11 +6,10 @@ written by core/project/model.py on save, and the shown recording's meta); the w
 """
 from __future__ import annotations
 
-from core.studio.episode_info import recording_lines, saved_episodes
-from widgets.project.episode_info import EpisodeInfo
-
 from app.shell.features import FeatureController, FeatureHost
 from app.shell.menus import ActionSpec
+from core.studio.episode_info import recording_lines, saved_episodes
+from widgets.project.episode_info import EpisodeInfo
 
 __all__ = ["EpisodeInfoController"]
 

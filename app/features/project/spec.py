@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from PySide6 import QtWidgets
 
-from core.base.paths import DEFAULT_MODE
-
 from app.features.project.controller import ProjectController
 from app.features.project.episode_info import EpisodeInfoController
 from app.shell.features import FeatureHost, FeatureSpec, register
 from app.shell.menus import ActionSpec, MenuSpec
 from app.shell.services import PROJECTS
+from core.base.paths import DEFAULT_MODE
 
 SP = QtWidgets.QStyle.StandardPixmap
 

@@ -18,12 +18,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Callable
 
+from app.shell.services import Drawing, Playback, Shell
 from core.base.errors import LogiCityError
 from core.studio.rule_branch import branch_problem, branch_rules_in_place
 from core.studio.rule_commands import RuleWorkspace
 from core.studio.session import Session
-
-from app.shell.services import Drawing, Playback, Shell
 
 __all__ = ["RuleApply"]
 
@@ -60,7 +59,9 @@ class RuleApply:
 
     def _set_config(self, config: Any) -> None:
         """The project now runs ``config``; the inspector explains with its program from now on."""
-        self.session.project.config = config
+        project = self.session.project
+        assert project is not None, "edited rules are applied to the open project (_edited_config checked it)"
+        project.config = config
         self.drawing.set_config(config)
 
     def apply_from_start(self) -> bool:
@@ -134,6 +135,7 @@ class RuleApply:
         pb.pause()
         s.restart()
         self._set_config(config)
+        assert s.project is not None   # _set_config checked it
         pb.reset_scene(config, scene, s.project.seed)
         self.shell.status(f"Loaded the {title} as a scene: step it with → or play it.")
         return True

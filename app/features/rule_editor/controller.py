@@ -16,25 +16,29 @@ from __future__ import annotations
 
 import time
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, Callable
 
 from PySide6 import QtCore, QtWidgets
-
-from core.base.errors import LogiCityError
-from core.analysis.diagnostics import Diagnostic, diagnose
-from core.logic.lang.registry import REGISTRY
-from core.studio import problems as problem_registry
-from core.studio.rule_commands import (AddConceptPredicate, EditRuleText, RemovePredicate, RuleWorkspace,
-                                       SetPredicateGrounding,
-                                       SetPredicateParams, concept_groundings)
-
-from widgets.rule_editor.analysis_panel import AnalysisPanel
-from widgets.rule_editor.editor import RuleEditor
-from widgets.rule_editor.ontology_editor import OntologyEditor
 
 from app.features.rule_editor.apply import RuleApply
 from app.shell.features import FeatureController, FeatureHost
 from app.shell.menus import MenuSpec
+from core.analysis.diagnostics import Diagnostic, diagnose
+from core.base.errors import LogiCityError
+from core.logic.lang.registry import REGISTRY
+from core.studio import problems as problem_registry
+from core.studio.rule_commands import (
+    AddConceptPredicate,
+    EditRuleText,
+    RemovePredicate,
+    RuleWorkspace,
+    SetPredicateGrounding,
+    SetPredicateParams,
+    concept_groundings,
+)
+from widgets.rule_editor.analysis_panel import AnalysisPanel
+from widgets.rule_editor.editor import RuleEditor
+from widgets.rule_editor.ontology_editor import OntologyEditor
 
 __all__ = ["RuleEditorController", "DEBOUNCE_MS"]
 
@@ -253,11 +257,13 @@ class RuleEditorController(FeatureController):
                 tips[p.name] = spec.doc + "".join(f"\n{k}: {s.doc} (default {s.default})" for k, s in spec.params.items())
         self.ontology_editor.set_ontology(self.workspace.ontology, tips)
 
-    def _ontology_edit(self, make: Any) -> bool:
-        if self.workspace is None:
+    def _ontology_edit(self, make: Callable[[RuleWorkspace], Any]) -> bool:
+        """Run the command ``make`` builds for the open workspace; a refused edit shows why in the editor."""
+        ws = self.workspace
+        if ws is None:
             return False
         try:
-            cmd = make()
+            cmd = make(ws)
         except LogiCityError as exc:
             self.ontology_editor.show_error(exc.message)
             self._show_ontology()
@@ -267,26 +273,27 @@ class RuleEditorController(FeatureController):
         return True
 
     def add_predicate(self, name: str, grounding: str) -> bool:
-        ok = self._ontology_edit(lambda: AddConceptPredicate(self.workspace, name, grounding))
+        ok = self._ontology_edit(lambda ws: AddConceptPredicate(ws, name, grounding))
         if ok:
             self.ontology_editor.new_name.clear()
         return ok
 
     def remove_predicate(self, name: str) -> bool:
-        return self._ontology_edit(lambda: RemovePredicate(self.workspace, name))
+        return self._ontology_edit(lambda ws: RemovePredicate(ws, name))
 
     def set_grounding(self, name: str, grounding: str) -> bool:
-        return self._ontology_edit(lambda: SetPredicateGrounding(self.workspace, name, grounding or None))
+        return self._ontology_edit(lambda ws: SetPredicateGrounding(ws, name, grounding or None))
 
     def set_params(self, name: str, text: str) -> bool:
         from core.io.yamlio import loads_yaml
 
-        def make():
+        def make(ws: RuleWorkspace) -> SetPredicateParams:
             try:
                 data = loads_yaml("{" + text + "}", f"parameters of {name}")
             except LogiCityError as exc:
-                raise type(exc)(f"parameters of {name}: write them as 'key: value, key: value' ({exc.message})")
-            return SetPredicateParams(self.workspace, name, {k: _plain(v) for k, v in data.items()})
+                message = f"parameters of {name}: write them as 'key: value, key: value' ({exc.message})"
+                raise type(exc)(message) from exc
+            return SetPredicateParams(ws, name, {k: _plain(v) for k, v in data.items()})
 
         return self._ontology_edit(make)
 

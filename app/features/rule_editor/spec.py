@@ -2,14 +2,13 @@
 Apply, Load as scene)."""
 from __future__ import annotations
 
-from widgets.rule_editor.analysis_panel import AnalysisPanel
-from widgets.rule_editor.editor import RuleEditor
-from widgets.rule_editor.ontology_editor import OntologyEditor
-
 from app.features.rule_editor.controller import RuleEditorController
 from app.shell.features import FeatureSpec, register
 from app.shell.panels import BOTTOM, RIGHT, PanelSpec
 from app.shell.panels import register as register_panel
+from widgets.rule_editor.analysis_panel import AnalysisPanel
+from widgets.rule_editor.editor import RuleEditor
+from widgets.rule_editor.ontology_editor import OntologyEditor
 
 register_panel(PanelSpec("rule_editor", "Rule editor", BOTTOM, lambda session, jobs: RuleEditor(), visible=False,
                          tabify_with="timeline"))

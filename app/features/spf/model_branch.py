@@ -1,4 +1,4 @@
-"""A trained SPF model driving the selected car of the studio's recording from the shown step (issue 14).
+"""A trained SPF model driving the selected car of the studio's recording from the shown step.
 
 Flow (docs/spf.md "In the studio"): *Drive selected car from shown step* checks the request (a car selected, the
 model's observation layout equals the project's, no unapplied edits, the shown step simulated), then a job
@@ -16,13 +16,17 @@ leaves the recording (a new recording, a branch before the model's steps cuts th
 from __future__ import annotations
 
 import copy
+from typing import TYPE_CHECKING
 
 from PySide6 import QtCore
 
 from app.shell.features import FeatureHost
-
+from app.shell.jobs import JobHandle
 from widgets.spf.observation_overlay import ObservationOverlay
 from widgets.timeline import Marker
+
+if TYPE_CHECKING:   # the drive module loads the SPF task stack: imported where a model drives
+    from core.tasks.spf.drive import BranchDrive
 
 #: the studio timeline's marker group of a model-driven branch, and its two lanes
 TIMELINE_GROUP = "spf_model"
@@ -61,9 +65,9 @@ class BranchDriver(QtCore.QObject):
         self.playback = host.playback
         self.timeline = host.timeline
         self.overlay = ObservationOverlay(host.map.vb)
-        self.drive = None               # the BranchDrive shown
+        self.drive: BranchDrive | None = None   # the branch shown
         self.mismatch: int | None = None
-        self.handle = None
+        self.handle: JobHandle | None = None
         self._syncing = False
         self.session.events.cursor.connect(lambda e: self._on_cursor(e.value))
         self.session.events.history.connect(lambda e: self.forget())
@@ -139,7 +143,7 @@ class BranchDriver(QtCore.QObject):
         return True
 
     # ---- into the studio's recording -----------------------------------------------------------------------------
-    def _computed(self, drive) -> None:
+    def _computed(self, drive: BranchDrive) -> None:
         from core.studio.model_commands import DriveWithModel
 
         s, pb = self.session, self.playback
@@ -163,7 +167,7 @@ class BranchDriver(QtCore.QObject):
         self.panel.branch_label.setText(f"Simulating the model's {len(drive.episode.steps)} steps…")
         pb.run_steps_then(drive.end, lambda: self._simulated(drive))
 
-    def _simulated(self, drive) -> None:
+    def _simulated(self, drive: BranchDrive) -> None:
         if self.drive is not drive:
             return
         self.mismatch = drive.matches(self.session.positions())

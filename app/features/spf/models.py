@@ -17,15 +17,18 @@ The ``spf_models`` dock (View ▸ Docks ▸ SPF models); Tools ▸ *SPF models�
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6 import QtCore, QtWidgets
-
-from widgets.spf.model_view import ModelEpisodeView
 
 from app.features.spf.model_branch import BranchDriver
 from app.features.spf.play import SPFLauncher
 from app.features.spf.run_load import ask_run, describe_run, load_run_or_warn, load_run_row
 from app.features.spf.train_dialog import TrainDialog
+from widgets.spf.model_view import ModelEpisodeView
+
+if TYPE_CHECKING:   # the SPF task stack (and torch) load with the first run, not with this module
+    from core.tasks.spf.learning.replay import ModelEpisode
 
 
 class SPFModelsPanel(QtWidgets.QWidget):
@@ -34,8 +37,8 @@ class SPFModelsPanel(QtWidgets.QWidget):
         self.session, self.jobs = session, jobs
         self.policy = None
         self.policy_b = None             # a second run to compare with (None: one column)
-        self.episodes: dict[tuple[str, int], object] = {}
-        self.episodes_b: dict[tuple[str, int], object] = {}
+        self.episodes: dict[tuple[str, int], ModelEpisode] = {}
+        self.episodes_b: dict[tuple[str, int], ModelEpisode] = {}
         self.handle = None
         self.branch: BranchDriver | None = None    # set when the panel is installed in the studio
         self.spf_launcher: SPFLauncher | None = None   # the studio's SPF window launcher
@@ -278,17 +281,18 @@ class SPFModelsPanel(QtWidgets.QWidget):
     def _show_totals(self) -> None:
         """TSR / DSR over the episodes each model drove (the evaluation's figures: same scoring function)."""
         lines = []
-        for tag, eps in (("A: " if self.policy_b is not None else "", self.episodes),
-                         ("B: ", self.episodes_b if self.policy_b is not None else {})):
-            eps = list(eps.values())
+        for tag, driven in (("A: " if self.policy_b is not None else "", self.episodes),
+                            ("B: ", self.episodes_b if self.policy_b is not None else {})):
+            eps = list(driven.values())
             if not eps:
                 continue
+            results = [e.result for e in eps if e.result is not None]   # every driven episode is scored
             tsr = sum(e.success for e in eps) / len(eps)
-            dec = sum(sum(e.result.decided.values()) for e in eps)
-            ok = sum(sum(e.result.ok.values()) for e in eps)
+            dec = sum(sum(r.decided.values()) for r in results)
+            ok = sum(sum(r.ok.values()) for r in results)
             dsr = f"{ok / dec:.2f} ({ok}/{dec})" if dec else "– (0/0)"
             lines.append(f"{tag}{len(eps)} episode(s) driven: TSR {tsr:.2f}, DSR {dsr}, mean score "
-                         f"{sum(e.result.score for e in eps) / len(eps):.2f}")
+                         f"{sum(r.score for r in results) / len(eps):.2f}")
         self.totals.setText("\n".join(lines))
 
     def shutdown(self, wait_ms: int) -> bool:

@@ -7,8 +7,8 @@ run; the run can be saved as a demonstration (same format as ``python main.py sp
 steps is never dropped silently: starting another episode, switching the mode or episode set, or closing the window
 asks "Save this run as a demonstration?" (Save / Discard / Cancel, through the window's dialogs).
 
-The session (:class:`core.tasks.spf.session.PlaySession`) runs in the GUI thread: one SPF step takes about a
-millisecond, far below a key press.
+The session (:class:`core.tasks.spf.session.PlaySession`) runs in the GUI thread: an SPF step is far shorter than the
+time between two key presses.
 
 Opened from the main window's Simulation menu through an :class:`SPFLauncher` (its action and the window it opens);
 ``python -m app.features.spf.play`` opens it alone.
@@ -17,9 +17,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from app.features.spf.play_model import SPFModelDriver
+from app.shell.dialogs import Dialogs, QtDialogs, UnattendedDialogs
 from core.base.codes import ACTION_NAMES, Action
 from core.base.errors import LogiCityError
 from core.view.agent_rows import violation_witnesses
@@ -27,8 +30,9 @@ from widgets.map_overlays import WitnessOverlay
 from widgets.map_view import MapView
 from widgets.spf.panel import SPFPanel
 
-from app.features.spf.play_model import SPFModelDriver
-from app.shell.dialogs import Dialogs, QtDialogs, UnattendedDialogs
+if TYPE_CHECKING:   # the task package loads with the first episode, not with the studio
+    from core.tasks.spf.env import SPFEnv
+    from core.tasks.spf.session import PlaySession
 
 #: the same key map as core.tasks.spf.session.KEY_MAP (kept here so opening the studio does not import the
 #: task package; a test checks they agree)
@@ -36,6 +40,11 @@ KEY_MAP: dict[str, Action] = {"1": Action.SLOW, "2": Action.NORMAL, "3": Action.
 
 #: cells shown around the ego when following it
 VIEW_RADIUS = 45
+
+
+def _env(session: PlaySession) -> SPFEnv:
+    """The session's environment, which it makes when it is created (core annotates the field as ``object``)."""
+    return session.env  # type: ignore[return-value]
 
 
 class SPFPlayWindow(QtWidgets.QMainWindow):
@@ -46,8 +55,8 @@ class SPFPlayWindow(QtWidgets.QMainWindow):
         self.dialogs: Dialogs = dialogs if dialogs is not None else QtDialogs()
         self.model_driver: SPFModelDriver | None = None
         self.setWindowTitle("LogiCity Studio — Safe Path Following")
-        self.sessions: dict = {}   # (mode, split) -> core.tasks.spf.session.PlaySession
-        self.session = None
+        self.sessions: dict[tuple[str, str], PlaySession] = {}   # by (mode, split)
+        self.session: PlaySession | None = None
         self.shown = 0
         self.last_saved: Path | None = None
         self._saved_steps = 0               # steps of the current run already saved or discarded
@@ -82,7 +91,7 @@ class SPFPlayWindow(QtWidgets.QMainWindow):
         self.model_driver = SPFModelDriver(self)    # the Model dock: a trained run drives the ego (keys 5, M)
 
     # ---- session ------------------------------------------------------------------------------------------------
-    def _session_for(self, mode: str, split: str):
+    def _session_for(self, mode: str, split: str) -> PlaySession:
         from core.tasks.spf.session import PlaySession
 
         key = (mode, split)
@@ -123,14 +132,15 @@ class SPFPlayWindow(QtWidgets.QMainWindow):
             self._warn("Cannot start the episode", str(exc))
             return
         self._saved_steps = 0
-        if self.session is None or self.session.env.sim.city is not s.env.sim.city or self.map.city is None:
-            self.map.set_city(s.env.sim.city)
+        env = _env(s)
+        if self.session is None or _env(self.session).sim.city is not env.sim.city or self.map.city is None:
+            self.map.set_city(env.sim.city)
         self.session = s
         self.panel.set_choice(mode, split, episode)
-        st = s.env.episodes.state(episode)
+        st = env.episodes.state(episode)
         self.panel.show_episode(
-            f"{mode.capitalize()} · {split} episode {episode}: ego {s.env.settings.ego} "
-            f"({s.env.ego_concept}, priority {int(s.env.sim.agents.priorities[s.env.ego])}); the rules' oracle "
+            f"{mode.capitalize()} · {split} episode {episode}: ego {env.settings.ego} "
+            f"({env.ego_concept}, priority {int(env.sim.agents.priorities[env.ego])}); the rules' oracle "
             f"needs {st.label['oracle_step']} steps, you have {s.max_steps}.")
         self.statusBar().showMessage("Drive with keys 1–4: " + ", ".join(
             f"{k} {ACTION_NAMES[int(a)]}" for k, a in KEY_MAP.items()), 8000)
@@ -176,6 +186,8 @@ class SPFPlayWindow(QtWidgets.QMainWindow):
 
     def _refresh_violations(self) -> None:
         s = self.session
+        if s is None:
+            return
         items = []
         for r in s.records:
             for v in r.violations:
@@ -189,13 +201,14 @@ class SPFPlayWindow(QtWidgets.QMainWindow):
             return
         k = max(0, min(int(k), s.num_steps))
         self.shown = k
-        self.map.show_scene(s.scene(k))
+        scene = s.scene(k)
+        self.map.show_scene(scene)
         r, c = (int(x) for x in s.ego_position(k))
         self.map.vb.setRange(QtCore.QRectF(c - VIEW_RADIUS, r - VIEW_RADIUS, 2 * VIEW_RADIUS, 2 * VIEW_RADIUS),
                              padding=0.0)
         rec = s.record(k)
-        self.witness.show(self.map.scene_data.positions, s.env.ego,
-                          violation_witnesses(rec.violations if rec is not None else (), s.env.ego))
+        ego = _env(s).ego
+        self.witness.show(scene.positions, ego, violation_witnesses(rec.violations if rec is not None else (), ego))
         if rec is None:
             text = "start of the episode"
         else:
@@ -230,7 +243,7 @@ class SPFPlayWindow(QtWidgets.QMainWindow):
         if s is None or not s.started:
             self.statusBar().showMessage("Nothing to save yet", 4000)
             return None
-        default = f"spf_{s.env.spf.name}_{s.split}_ep{s.episode}_human.npz"
+        default = f"spf_{_env(s).spf.name}_{s.split}_ep{s.episode}_human.npz"
         path = self.dialogs.save_file_name(self, "save_path", "Save demonstration", default, "Demonstrations (*.npz)")
         return self.save_to(path) if path else None
 
@@ -244,11 +257,11 @@ class SPFPlayWindow(QtWidgets.QMainWindow):
     def maybe_keep_run(self) -> bool:
         """Before the current run is replaced or the window closes: ask Save / Discard / Cancel when it has unsaved
         steps. True = go ahead (saved or discarded), False = stay (cancelled, or the save did not happen)."""
-        if not self.has_unsaved_run:
-            return True
         s = self.session
+        if s is None or not self.has_unsaved_run:
+            return True
         choice = self.ask("unsaved_run", "Unsaved run",
-                          f"Save this run as a demonstration? ({s.env.spf.name} {s.split} episode {s.episode}, "
+                          f"Save this run as a demonstration? ({_env(s).spf.name} {s.split} episode {s.episode}, "
                           f"{s.num_steps} steps, {s.outcome})",
                           [("save", "Save…"), ("discard", "Discard"), ("cancel", "Cancel")], "save")
         if choice == "save":
@@ -331,13 +344,15 @@ def main(argv: list[str] | None = None) -> int:
     win.show()
     win.panel.hint_check.setChecked(args.hint)
     win.start(args.mode, args.split, args.episode)
+    driver = win.model_driver
+    assert driver is not None   # the window makes its Model dock
     if args.model:
-        win.model_driver.load(args.model)
+        driver.load(args.model)
     for ch in args.keys:
         if ch in KEY_MAP:
             win.act(int(KEY_MAP[ch]))
         elif ch == "5":
-            win.model_driver.model_step()
+            driver.model_step()
     if args.show is not None:
         win.show_state(args.show)
     if args.screenshot:

@@ -1,4 +1,4 @@
-"""A trained model driving the ego live in the SPF play window (issue 14): the window's *Model* dock.
+"""A trained model driving the ego live in the SPF play window: the window's *Model* dock.
 
 *Load run…* a folder of ``spf train`` (or hand one over from the studio's Models panel); then **5** lets the model
 take one step and **M** (*Model drives*) lets it drive on its own at the chosen rate until the episode ends, while
@@ -10,12 +10,14 @@ drawn (numbered in observation order) for the state shown; scrubbing the window'
 An episode the model drove from start to end is scored with the evaluation's own function and counted in the dock's
 TSR / DSR line.
 
-The model runs in the GUI thread, like the window's session: one SPF step and one forward pass of these networks take
-about a millisecond each. Nothing here is imported before the window opens (torch is loaded with the first run).
+The model runs in the GUI thread, like the window's session: an SPF step and a forward pass of these small networks
+are too short to stall the window. Nothing here is imported before the window opens (torch is loaded with the first
+run).
 """
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
@@ -23,6 +25,12 @@ from app.features.spf.run_load import ask_run, describe_run, load_run_or_warn, l
 from core.base.codes import ACTION_NAMES
 from widgets.spf.model_view import ModelEpisodeView
 from widgets.spf.observation_overlay import ObservationOverlay
+
+if TYPE_CHECKING:   # the SPF task stack (and torch) load with the first run, not with this module
+    from core.tasks.spf.drive import ObservedView
+    from core.tasks.spf.evaluate import EpisodeResult
+    from core.tasks.spf.learning.replay import ModelEpisode
+    from core.tasks.spf.policy import Policy
 
 #: steps per second offered for *Model drives*
 RATES = (1, 2, 5, 10, 20, 50)
@@ -34,13 +42,13 @@ class SPFModelDriver(QtCore.QObject):
     def __init__(self, win) -> None:
         super().__init__(win)
         self.win = win
-        self.policy = None
+        self.policy: Policy | None = None
         self.pending: dict[int, tuple] = {}   # state k -> (action, scores, probs, ObservedView, names, facts)
-        self.views: dict[int, object] = {}    # state k -> ObservedView of the ego's observation there
+        self.views: dict[int, ObservedView] = {}   # state k -> the ego's observation there
         self.driven: set[int] = set()          # steps the model took (the others were the person's)
-        self.episode = None                    # core.tasks.spf.learning.replay.ModelEpisode of the run
-        self.results: dict[tuple, object] = {}  # (mode, split, episode) -> EpisodeResult of model-only runs
-        self._run_key = None
+        self.episode: ModelEpisode | None = None   # the record of the run
+        self.results: dict[tuple, EpisodeResult] = {}  # (mode, split, episode) -> result of model-only runs
+        self._run_key: tuple[int, int, int] | None = None   # (session, episode, records) the record is of
         self._syncing = False
         self.timer = QtCore.QTimer(self)
         self.timer.timeout.connect(self._tick)
@@ -154,6 +162,7 @@ class SPFModelDriver(QtCore.QObject):
 
         hit = self.pending.get(k)
         if hit is None:
+            assert self.policy is not None, "asked only while a model is loaded"
             env = self.win.session.env
             obs = env.grounding.observation(env.ego, env.fov)
             names = tuple(env.view_entities)
@@ -216,9 +225,9 @@ class SPFModelDriver(QtCore.QObject):
         self.episode = None
         self.view.set_episode(_empty_episode(s, self.policy))
 
-    def _sync_run(self) -> None:
+    def _sync_run(self) -> ModelEpisode:
         """Bring the record up to the session's steps (a step the person took is recorded with what the model
-        would have chosen there)."""
+        would have chosen there); returns it."""
         from core.tasks.spf.learning.replay import ModelStep
 
         s = self.win.session
@@ -242,13 +251,13 @@ class SPFModelDriver(QtCore.QObject):
             ep.success, ep.fail = bool(last and last.success), bool(last and last.fail)
             self.episode = ep
             self._score_if_done()
-        return None
+        return ep
 
     def _score_if_done(self) -> None:
-        s = self.win.session
-        if not s.done or not s.records or len(self.driven) != s.num_steps:
+        s, ep = self.win.session, self.episode
+        if ep is None or not s.done or not s.records or len(self.driven) != s.num_steps:
             return
-        self.episode.result = s.result()
+        ep.result = s.result()
         self.results[(s.mode, s.split, s.episode)] = s.result()
         res = list(self.results.values())
         tsr = sum(r.success for r in res) / len(res)
@@ -283,8 +292,7 @@ class SPFModelDriver(QtCore.QObject):
                                         f"({tag})")
         else:
             self.next_label.setText("")
-        self._sync_run()
-        ep = self.episode
+        ep = self._sync_run()
         self._syncing = True
         try:
             self.view.set_episode(ep, show=min(k + 1, len(ep.steps)))   # step k+1 was decided on state k

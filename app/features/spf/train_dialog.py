@@ -1,4 +1,4 @@
-"""Train an SPF policy from the studio (issue 14): algorithm, mode, steps, seed and run folder; the training runs as
+"""Train an SPF policy from the studio: algorithm, mode, steps, seed and run folder; the training runs as
 a job (app/shell/jobs.py) with a progress bar, a live plot of the training reward / loss and the validation TSR
 (pyqtgraph), and Cancel, which stops the learner and keeps the best checkpoint written so far. Opened from the
 Models panel's *Train…* button; the finished run can be loaded there at once."""
@@ -9,7 +9,7 @@ from pathlib import Path
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from app.shell.jobs import JobOutcome
+from app.shell.jobs import JobHandle, JobOutcome
 
 ALGOS = ("mlp-bc", "gnn-bc", "nlm-bc", "dqn", "ppo", "a2c", "nlm-dqn")
 MODES = ("easy", "medium", "hard", "expert")
@@ -24,7 +24,7 @@ class TrainDialog(QtWidgets.QDialog):
         self.setWindowTitle("Train an SPF policy")
         self.jobs = jobs
         self.options = dict(options or {})   # extra learner options (tests: a small demonstrations file)
-        self.handle = None
+        self.handle: JobHandle | None = None
         self.curves: dict[str, list[tuple[int, float]]] = {"reward": [], "loss": [], "val_tsr": []}
         form = QtWidgets.QFormLayout()
         self.algo = QtWidgets.QComboBox()
@@ -128,7 +128,7 @@ class TrainDialog(QtWidgets.QDialog):
         self.cancel_button.setEnabled(False)
         result = outcome.result
         if not isinstance(result, dict) and (out / "model.safetensors").is_file() and self.curves["val_tsr"]:
-            from core.tasks.spf.learning.run import read_config   # cancelled: the job has no result, the run does
+            from core.tasks.spf.learning.run import read_config  # cancelled: the job has no result, the run does
 
             result = read_config(out)
             result["training"]["cancelled"] = True
@@ -138,7 +138,7 @@ class TrainDialog(QtWidgets.QDialog):
             self.status.setText(f"{what}: validation TSR {val.get('TSR', float('nan')):.2f} — run in {out}")
             self.runFinished.emit(str(out))
         elif outcome.error is not None:
-            self.status.setText(f"training failed: {outcome.error.text()}")
+            self.status.setText(f"training failed: {outcome.error.text}")
         else:
             self.status.setText("stopped before a checkpoint was written")
 

@@ -4,14 +4,18 @@ and show results (Table 4 layout, kappa, confusion matrix, response times, expor
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6 import QtCore, QtWidgets
 
+from app.shell.features import FeatureController, FeatureHost
+from app.shell.jobs import JobHandle
+from app.shell.menus import ActionSpec
 from core.base.errors import LogiCityError
 from core.base.paths import ROOT
 
-from app.shell.features import FeatureController, FeatureHost
-from app.shell.menus import ActionSpec
+if TYPE_CHECKING:   # the results view (pyqtgraph) is imported when results are first shown
+    from widgets.study.results import StudyResultsView
 
 
 class StudyController(FeatureController):
@@ -25,8 +29,8 @@ class StudyController(FeatureController):
         self.parent_widget = host.shell.dialog_parent
         self.full_screen = True
         self.runners: list[QtWidgets.QWidget] = []
-        self.results: list[QtWidgets.QWidget] = []
-        self.job = None
+        self.results: list[StudyResultsView] = []
+        self.job: JobHandle | None = None
         for text, slot, tip in (
                 ("&New Study…", self.new_study, "Design a study and make its question bank"),
                 ("&Run Participant Session…", self.run_session, "Open a study and run one participant full screen"),

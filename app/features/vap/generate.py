@@ -5,10 +5,14 @@ value is shown in the dialog, which stays open."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6 import QtWidgets
 
 from widgets.choice_dialog import ok_cancel_buttons
+
+if TYPE_CHECKING:   # the VAP task package is imported when the dialog is accepted
+    from core.tasks.vap import VapDataConfig
 
 
 class GenerateDialog(QtWidgets.QDialog):
@@ -58,7 +62,7 @@ class GenerateDialog(QtWidgets.QDialog):
         buttons = ok_cancel_buttons(self, self._accept)
         buttons.button(QtWidgets.QDialogButtonBox.StandardButton.Ok).setText("Generate")
         form.addRow(buttons)
-        self._config = None
+        self._config: VapDataConfig | None = None
 
     def _browse(self) -> None:
         d = QtWidgets.QFileDialog.getExistingDirectory(self, "Folder for the new (or resumed) VAP dataset")

@@ -1,4 +1,4 @@
-"""VAP predictions in the studio (issue 15 item 4): a dock that opens a VAP dataset frame, loads a checkpoint and
+"""VAP predictions in the studio: a dock that opens a VAP dataset frame, loads a checkpoint and
 shows, per agent, the predicted vs true action (green / red badges), a hover card with predicted vs true
 groundings, the predicted scene graph (edges filtered by predicate), and for the split a confusion matrix with the
 per-action recall, aAcc and wAcc. The studio's recording works too: "Shown step" renders the timeline's step as
@@ -13,12 +13,15 @@ predictions (Ctrl+Alt+V) opens the dock.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.shell.jobs import CANCELLED
+
+if TYPE_CHECKING:   # torch is loaded with the first dataset, not with the studio
+    from core.tasks.vap.torchdata import VapFrames
 
 STAGES = ("train", "val", "test")
 
@@ -31,7 +34,8 @@ class FrameSlider(QtWidgets.QSlider):
              QtCore.Qt.Key.Key_PageUp, QtCore.Qt.Key.Key_PageDown}
 
     def event(self, e: QtCore.QEvent) -> bool:
-        if e.type() == QtCore.QEvent.Type.ShortcutOverride and e.key() in self._KEYS:
+        if e.type() == QtCore.QEvent.Type.ShortcutOverride and isinstance(e, QtGui.QKeyEvent) \
+                and e.key() in self._KEYS:
             e.accept()
             return True
         return super().event(e)
@@ -48,7 +52,7 @@ class VapPanel(QtWidgets.QWidget):
         self.session = session
         self._renderer = None
         self.data: Path | None = None
-        self.frames = None            # core.tasks.vap.torchdata.VapFrames of the current stage
+        self.frames: VapFrames | None = None   # the frames of the current stage
         self.model = None
         self.checkpoint: Path | None = None
         self.overlay = None

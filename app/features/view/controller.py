@@ -9,11 +9,10 @@ from typing import Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from core.studio.commands import SetColourScheme
-from core.studio.session import Session
-
 from app.shell.features import FeatureController
 from app.shell.services import Shell
+from core.studio.commands import SetColourScheme
+from core.studio.session import Session
 
 PATH_CHOICES = (("All agents", "all"), ("Selected agent only", "selected"), ("None", "none"))
 

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from PySide6 import QtWidgets
 
-from widgets.legend import LegendWidget
-from widgets.map_view import glyph_symbols
-
 from app.features.view.controller import ViewController
 from app.shell.features import FeatureHost, FeatureSpec, register
 from app.shell.menus import ActionSpec
 from app.shell.panels import LEFT, PanelSpec
 from app.shell.panels import register as register_panel
+from widgets.legend import LegendWidget
+from widgets.map_view import glyph_symbols
 
 SP = QtWidgets.QStyle.StandardPixmap
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.studio import WAIT, simulate
+from tests.support.studio import WAIT
 
 pytest.importorskip("pytestqt")
 
-from PySide6 import QtGui, QtWidgets  # noqa: E402
 
 
 def _trigger(qtbot, win, *menu: str) -> None:

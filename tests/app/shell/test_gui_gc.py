@@ -87,8 +87,8 @@ def test_the_studio_entry_installs_it(tmp_path):
 
 
 def test_a_full_collection_freezes_its_survivors_and_a_new_project_releases_them(qtbot, monkeypatch):
-    """A full collection walked every object of a long recording (250 ms at 10,000 steps x 200 agents) once every ten
-    younger collections; the survivors of a long one are now frozen, and released when a project is replaced."""
+    """A full collection walks every object of a long recording once every ten younger collections; the survivors
+    of a long one are frozen, so the next ones skip them, and released when a project is replaced."""
     monkeypatch.setattr(gui_gc, "FREEZE_AFTER_S", 0.0)     # this test's heap is small: every full pass counts
     gc.unfreeze()
     gc.collect()

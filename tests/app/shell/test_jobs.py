@@ -220,7 +220,6 @@ def test_a_job_outlives_its_runner_and_quitting_waits_for_it(qtbot, qapp):
 
 def test_a_failing_job_in_the_studio_shows_its_error_and_the_session_stays_consistent(studio, qtbot):
     import numpy as np
-
     from PySide6 import QtWidgets
 
     from tests.support.studio import WAIT as STUDIO_WAIT

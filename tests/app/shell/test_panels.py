@@ -3,15 +3,13 @@ registered panel is built by its factory from the session and the job runner, li
 shown as its spec says; the Render panel's generation runs on the window's job runner."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from tests.support.studio import close_window, open_window
 
 pytest.importorskip("pytestqt")
 
-from PySide6 import QtCore, QtWidgets  # noqa: E402
+from PySide6 import QtWidgets  # noqa: E402
 
 from app.shell import panels  # noqa: E402
 from app.shell.features import FeatureController  # noqa: E402

@@ -55,10 +55,10 @@ def test_stepping_through_the_timeline_does_not_re_lay_out_the_window(studio, qt
                 qtbot.keyClick(win.map, QtCore.Qt.Key.Key_Left)
                 try:
                     qtbot.waitUntil(lambda k=k, dock=dock: shown(k, dock), timeout=8000)
-                except Exception:
+                except Exception as exc:
                     raise AssertionError((k, win.cursor, win.inspector.report and win.inspector.report.step,
                                           win.stats.isVisible(), win.stats.summary.text()[:60], panel.isVisible(),
-                                          panel.count.text()))
+                                          panel.count.text())) from exc
             qtbot.wait(200)
         finally:
             win.window.removeEventFilter(spy)

@@ -1,6 +1,6 @@
 """A panel whose dock is tabbed behind another costs nothing per frame and catches up when its tab is clicked
 (app/shell/onscreen.py). Qt keeps such a dock "visible" (``isVisible()`` is true; it is moved out of the
-window), so the Agents rows behind Statistics used to be recomputed at every step for nobody."""
+window), so a panel that only asked Qt would recompute the Agents rows behind Statistics at every step for nobody."""
 from __future__ import annotations
 
 import pytest

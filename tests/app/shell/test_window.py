@@ -257,7 +257,7 @@ def test_quit_closes_the_spf_window_and_asks_about_its_run(qtbot, settings_path)
 
 
 def test_a_registered_marker_kind_gets_its_own_lane(studio, qtbot):
-    from core.sim.events import Event, EventKind, _KINDS, register_event_kind
+    from core.sim.events import _KINDS, Event, EventKind, register_event_kind
 
     def every_tenth(episode, start, stop, ctx):
         return [Event(k, "tenth", -1, f"step {k}") for k in range(start, stop) if k % 10 == 0]

@@ -1,4 +1,4 @@
-"""A step that fails in the studio's simulation worker is rolled back to the last good state (issue 10 item 11).
+"""A step that fails in the studio's simulation worker is rolled back to the last good state.
 
 A component is made to raise once, half-way through a step (after it has drawn random numbers or changed counters,
 so a step that is not rolled back leaves the simulation changed). Continuing afterwards must give exactly the
@@ -83,7 +83,8 @@ def step_until(qtbot, rec: Recorder, steps: int) -> None:
     while rec.history.num_steps < steps:
         before, errors = rec.history.num_steps, len(rec.errors)
         rec.c.step()
-        qtbot.waitUntil(lambda: rec.history.num_steps > before or len(rec.errors) > errors, timeout=WAIT)
+        qtbot.waitUntil(lambda before=before, errors=errors: rec.history.num_steps > before or len(rec.errors) > errors,
+                        timeout=WAIT)
 
 
 @pytest.mark.parametrize("component, owner, name, at_call", [
@@ -138,7 +139,8 @@ def test_the_studio_names_the_component_and_a_saved_episode_reopens_continuable(
         while win.num_steps < target:
             before, err = win.num_steps, win.last_error
             win.simulate_step()
-            qtbot.waitUntil(lambda: win.num_steps > before or win.last_error is not err, timeout=WAIT)
+            qtbot.waitUntil(lambda before=before, err=err: win.num_steps > before or win.last_error is not err,
+                            timeout=WAIT)
         assert fault["raised"] == 1
         title, where, problem = win.last_error
         assert title == "Simulation problem" and where == "planner", win.last_error

@@ -10,8 +10,8 @@ pytest.importorskip("pytestqt")
 from PySide6 import QtCore  # noqa: E402
 
 from core.sim.breakpoints import Breakpoint  # noqa: E402
-from widgets.breakpoints.dialog import BreakpointDialog  # noqa: E402
 from widgets.breakpoints.breakpoint_list import BreakpointList  # noqa: E402
+from widgets.breakpoints.dialog import BreakpointDialog  # noqa: E402
 
 NAMES = ("Car_1", "Car_2", "Pedestrian_1")
 ALL = [Breakpoint("step", step=17), Breakpoint("goal"), Breakpoint("goal", agent="Car_2"),

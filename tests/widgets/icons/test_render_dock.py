@@ -71,8 +71,8 @@ def test_generate_in_background_with_step_progress(qtbot, library, tiny_sd_model
 
 
 def test_accept_reject_emit_icons_changed_and_renderer_updates(qtbot, library, tiny_sd_model, runner):
-    from tests.support.render import small_city, snapshot
     from core.base.codes import Heading, Kind
+    from tests.support.render import small_city, snapshot
 
     dock = make_dock(qtbot, library, tiny_sd_model, runner, n=2, semantic="car")
     with qtbot.waitSignal(dock.generationFinished, timeout=120_000):
@@ -214,7 +214,7 @@ def _write_bad_icons(root: Path) -> dict[str, Path]:
 
 def test_bad_sidecars_are_flagged_in_the_gallery_not_raised(qtbot, library):
     sides = _write_bad_icons(library.root)
-    dock = RenderDock(library, model=None)  # building the gallery used to raise ValueError (seed "abc")
+    dock = RenderDock(library, model=None)  # building the gallery must not raise ValueError (seed "abc")
     qtbot.addWidget(dock)
     dock.set_semantic("walking_street")
     gallery = dock.gallery
@@ -226,7 +226,7 @@ def test_bad_sidecars_are_flagged_in_the_gallery_not_raised(qtbot, library):
         assert str(sides[stem]) in item.toolTip()
     fields = {"x1": "'seed'", "x2": "'postprocess'", "x3": "not valid JSON"}
     for stem, words in fields.items():
-        gallery.select([f"walking_street/{stem}"])  # selecting x2 used to raise AttributeError
+        gallery.select([f"walking_street/{stem}"])  # selecting x2 must not raise AttributeError
         text = gallery.details.text().replace("\u200b", "")
         assert words in text and sides[stem].name in text and "⚠" in text
     gallery.select(["walking_street/x1"])

@@ -204,7 +204,7 @@ def test_a_new_step_repaints_the_table_s_rows_not_its_frame_and_group_box(qtbot,
             app.installEventFilter(spy)
             try:
                 w.set_report(rep)
-                qtbot.waitUntil(lambda: t.viewport() in spy.painted, timeout=2000)
+                qtbot.waitUntil(lambda spy=spy: t.viewport() in spy.painted, timeout=2000)
                 qtbot.wait(10)
             finally:
                 app.removeEventFilter(spy)

@@ -9,9 +9,9 @@ pytest.importorskip("pytestqt")
 
 from PySide6 import QtCore  # noqa: E402
 
+from core.analysis.report import analyze_rules  # noqa: E402
 from core.logic.lang.ontology import load_ontology  # noqa: E402
 from core.logic.lang.program import parse_rules  # noqa: E402
-from core.analysis.report import analyze_rules  # noqa: E402
 from tests.support.paths import ROOT  # noqa: E402
 from widgets.rule_editor.analysis_panel import AnalysisPanel  # noqa: E402
 

@@ -182,7 +182,7 @@ def test_play_from_a_paused_state_does_not_stop_at_once_for_the_step_it_simulate
     while win.num_steps < k:
         n = win.num_steps
         win.simulate_step()
-        qtbot.waitUntil(lambda: win.num_steps == n + 1 and not win.playing, timeout=WAIT)
+        qtbot.waitUntil(lambda n=n: win.num_steps == n + 1 and not win.playing, timeout=WAIT)
     assert win.num_steps == k and win.cursor == k
     win.add_breakpoint(Breakpoint("action", agent=names[a], action="Stop", mode="when"))
     win.set_speed(0)

@@ -34,7 +34,7 @@ def test_ctrl_e_exports_the_view_as_png(studio, qtbot, tmp_path, monkeypatch):
     action = studio.action("File", "Export view as PNG…")
     assert action.shortcut() == QtGui.QKeySequence("Ctrl+E")
     _trigger(qtbot, studio, "File", "Export view as PNG…")
-    assert studio.last_error is None, studio.last_error      # was: "expected str … not bool" (checked=False as path)
+    assert studio.last_error is None, studio.last_error      # the action's checked=False never reaches the path
     assert asked and out.exists() and out.stat().st_size > 1000
     assert studio.last_message == f"Saved {out}"
 

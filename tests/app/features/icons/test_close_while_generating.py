@@ -20,8 +20,8 @@ from tests.support.paths import ROOT
 pytestmark = pytest.mark.gui
 
 
-#: scenario -> seconds the slow part takes; 6 s is longer than the 5 s the studio used to wait before it destroyed
-#: the still running thread
+#: scenario -> seconds the slow part takes; the window scenarios outlast a 5 s timeout, so closing must wait for the
+#: thread itself rather than destroy it while it runs
 SCENARIOS = {"window-load": 6.0, "window-post": 6.0, "dock-quit": 2.0}
 
 

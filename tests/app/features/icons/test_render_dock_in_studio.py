@@ -38,7 +38,7 @@ def test_render_dock_accept_updates_map_icons(qtbot, tmp_path):
 
 
 def test_studio_opens_with_a_bad_icon_sidecar(qtbot, tmp_path, monkeypatch):
-    """A hand-broken sidecar in the user's icon library used to stop the studio from opening (ValueError)."""
+    """A hand-broken sidecar in the user's icon library does not stop the studio from opening: the gallery flags it."""
     data = tmp_path / "data"
     folder = data / "icons" / "walking_street"
     folder.mkdir(parents=True)
@@ -64,7 +64,7 @@ def _visible_rect(widget, viewport):
 
 def test_render_dock_controls_and_results_visible_in_the_studio(qtbot, tmp_path):
     """At 1440×880, tabbed with Statistics, Generate/Cancel/progress and the results must show without scrolling
-    (they used to be below the model help text, prompts and settings)."""
+    (above the model help text, prompts and settings)."""
     from widgets.icons.icon_gallery import THUMB
 
     win = open_window(qtbot, tmp_path / "studio.ini", path=None)

@@ -1,4 +1,4 @@
-"""Which agent is which, in the studio window (pytest-qt, issue 13 item 1): the Agents panel lists the shown state
+"""Which agent is which, in the studio window (pytest-qt): the Agents panel lists the shown state
 and drives the selection (click) and the map (double-click centres); View ▸ Show agent names labels the map;
 clicking a cell several agents share steps through them; the witness of the selected agent's explanation is
 ringed and linked to it on the map."""

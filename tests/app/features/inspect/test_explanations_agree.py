@@ -1,4 +1,4 @@
-"""In the studio, the map, its legend, the inspector, the timeline and the statistics agree (issue 13 item 2):
+"""In the studio, the map, its legend, the inspector, the timeline and the statistics agree:
 at the newest step "Action (next)" / "Fired clause" and the inspector all say 'not decided yet' (or the action the
 user forces), a forced action has a ring on the map and a timeline marker, clause legends carry the clause text and
 firing count on hover, and the statistics footer counts the steps its Clauses title names."""

@@ -1,4 +1,4 @@
-"""Gridlock visible in the studio (issue 13 item 3): playing the default city (seed 0) until it locks up puts a
+"""Gridlock visible in the studio: playing the default city (seed 0) until it locks up puts a
 gridlock marker on the timeline and a message in the status bar, the gridlock's agents are marked on the map, and
 View ▸ Show the gridlock cycle selects and frames them and lists the agents and clauses."""
 from __future__ import annotations

@@ -3,11 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.studio import WAIT, simulate
+from tests.support.studio import simulate
 
 pytest.importorskip("pytestqt")
 
-from PySide6 import QtGui, QtWidgets  # noqa: E402
 
 
 def test_true_predicates_table_is_in_sight_at_1440x900(studio, qtbot):

@@ -5,8 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.support.studio import (WAIT, close_window, default_config, force_then_simulate, open_window, run_sim,
-                                  shown_positions, simulate)
+from tests.support.studio import (
+    WAIT,
+    close_window,
+    default_config,
+    force_then_simulate,
+    open_window,
+    run_sim,
+    shown_positions,
+    simulate,
+)
 
 pytest.importorskip("pytestqt")
 

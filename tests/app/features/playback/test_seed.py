@@ -7,7 +7,7 @@ from tests.support.studio import WAIT, simulate
 
 pytest.importorskip("pytestqt")
 
-from PySide6 import QtGui, QtWidgets  # noqa: E402
+from PySide6 import QtWidgets  # noqa: E402
 
 
 def _trigger(qtbot, win, *menu: str) -> None:
@@ -24,7 +24,7 @@ def test_reset_restarts_from_the_seed_the_user_set(studio, qtbot, monkeypatch):
     qtbot.waitUntil(lambda: studio.history is not None and studio.history.meta.get("seed") == 7, timeout=WAIT)
     simulate(qtbot, studio, 3)
     first = studio.history
-    _trigger(qtbot, studio, "Simulation", "Reset simulation")                      # Ctrl+R: must keep seed 7 (was: seed 0)
+    _trigger(qtbot, studio, "Simulation", "Reset simulation")                      # Ctrl+R: must keep seed 7, not 0
     qtbot.waitUntil(lambda: studio.history is not first and studio.history is not None, timeout=WAIT)
     assert studio.history.meta["seed"] == 7 and studio.project.seed == 7
     assert "seed 7" in studio.last_message

@@ -1,4 +1,4 @@
-"""Opening an episode written by ``python main.py simulate --out ep.npz`` (issue 13 item 5): File ▸ Open and
+"""Opening an episode written by ``python main.py simulate --out ep.npz``: File ▸ Open and
 ``main.py ep.npz`` show it as a read-only replay (inspector, statistics, no simulating past its end, a status message
 saying so), it joins the recent files, Save As turns it into a project that can be continued, and a damaged episode
 gives the located error dialog while the studio keeps what it had."""

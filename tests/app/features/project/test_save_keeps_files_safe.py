@@ -1,4 +1,4 @@
-"""The studio's save path keeps a user's files safe (issue 10 items 1, 2, 4): File ▸ Save project as… over a
+"""The studio's save path keeps a user's files safe: File ▸ Save project as… over a
 project whose files lead outside its folder, or that names the studio's own files, is refused with an error
 dialog before anything is written or deleted, even when the user answered Replace; a project whose mode file
 names files elsewhere does not open."""

@@ -56,7 +56,7 @@ def test_load_a_deadlock_as_scene_and_step_it(qtbot, studio):
 
     for k in range(1, STEPS + 1):       # → at the newest state simulates one step, as a user steps it
         win.playback.step_forward()
-        qtbot.waitUntil(lambda: win.num_steps >= k, timeout=WAIT)
+        qtbot.waitUntil(lambda k=k: win.num_steps >= k, timeout=WAIT)
     decided = np.asarray(win.history.array("decided"))
     realised = np.asarray(win.history.array("realised"))
     assert decided.shape == (STEPS, len(scene.agents))

@@ -1,4 +1,4 @@
-"""Rule editor in the studio, part 2 (issue 12): the ontology editor (add a concept predicate, bad parameters
+"""Rule editor in the studio, part 2: the ontology editor (add a concept predicate, bad parameters
 refused, undo), Apply from step 0 and from the shown step with the inspector showing the new rule's explanation,
 and saving the project writes the rule text as typed."""
 from __future__ import annotations

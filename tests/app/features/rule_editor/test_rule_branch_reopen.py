@@ -1,4 +1,4 @@
-"""Rules applied from the shown step, saved and reopened (issue 12 item 4): the project reopens with the edited
+"""Rules applied from the shown step, saved and reopened: the project reopens with the edited
 rules, the studio re-simulates every recorded step (the steps before the branch with the rules that made them)
 so the recording can be continued, and the inspector explains a step before and a step after the branch with the
 clause that decided each."""

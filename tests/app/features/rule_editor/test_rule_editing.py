@@ -1,4 +1,4 @@
-"""The rule editor in the studio (issue 12): type a broken rule with real key events, see the squiggle and the
+"""The rule editor in the studio: type a broken rule with real key events, see the squiggle and the
 Problems entry, fix it, undo per typing burst, analyse with F7 and load the conflict witness as a scene."""
 from __future__ import annotations
 

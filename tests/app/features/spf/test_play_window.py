@@ -209,8 +209,8 @@ def test_closing_the_window_asks(qtbot, tmp_path):
 
 def test_bad_episode_file_is_reported_naming_the_file(win, tmp_path):
     from core.io.archive import read_archive, write_archive
-    from core.tasks.spf.env import SPFEnv
     from core.tasks.spf import episodes as spf_episodes
+    from core.tasks.spf.env import SPFEnv
     from core.tasks.spf.episodes import default_episode_path
     from core.tasks.spf.settings import load_spf_mode
 

@@ -1,5 +1,5 @@
 """The Safe Path Following window rings the witness of a violated rule (e.g. ``Y = Car_8``) on its map with a line
-to the ego, and only at the state that violation led to (issue 13 item 1)."""
+to the ego, and only at the state that violation led to."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""A model trained by the real trainer (tiny budget) drives in the studio (issue 14 item 5): live in the SPF play
+"""A model trained by the real trainer (tiny budget) drives in the studio: live in the SPF play
 window (keys 5 and M), as a branch of the studio's recording from the shown step (the selected car follows the
 model, the worker re-simulates it), and two models side by side on the same episode. The
 observation the model saw is drawn on the map."""
@@ -256,8 +256,8 @@ def test_the_model_drives_the_selected_car_from_the_shown_step(qtbot, tmp_path, 
 
 
 def test_two_models_side_by_side_on_the_same_episode(qtbot, runs):
-    from app.shell.jobs import JobRunner
     from app.features.spf.models import SPFModelsPanel
+    from app.shell.jobs import JobRunner
 
     jobs = JobRunner()
     panel = SPFModelsPanel(None, jobs)
@@ -270,7 +270,7 @@ def test_two_models_side_by_side_on_the_same_episode(qtbot, runs):
     for k in (0, 3):
         panel.episode.setValue(k)
         qtbot.mouseClick(panel.run_button, QtCore.Qt.MouseButton.LeftButton)
-        qtbot.waitUntil(lambda: ("val", k) in panel.episodes_b, timeout=120_000)
+        qtbot.waitUntil(lambda k=k: ("val", k) in panel.episodes_b, timeout=120_000)
     a, b = panel.view.episode, panel.view_b.episode
     assert (a.episode, b.episode) == (3, 3) and a.policy.startswith("mlp-bc") and b.policy.startswith("nlm-bc")
     # both columns move together; each shows its own model's bars

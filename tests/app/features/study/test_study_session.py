@@ -49,7 +49,7 @@ def test_dry_session_with_a_simulated_participant(qtbot, tmp_path, study_dir):
         assert r.stack.currentWidget() is r.instructions_page
         qtbot.keyClick(r, Key.Key_Space)                            # start
         training = study.by_role("training")
-        for k, q in enumerate(training):
+        for q in training:
             assert r.stack.currentWidget() is r.item_page
             assert r.scene.text() == q.description and q.truth_word in r.answer_label.text()
             assert not r.options["A"].isVisible()                   # a document, not a question

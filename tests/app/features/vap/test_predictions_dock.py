@@ -1,4 +1,4 @@
-"""VAP predictions dock (issue 15 item 4): opened with its shortcut, a dataset frame with badges coloured by
+"""VAP predictions dock: opened with its shortcut, a dataset frame with badges coloured by
 right/wrong predictions of a loaded checkpoint, edges filtered by predicate, hover card, Right key steps frames,
 split evaluation fills the confusion matrix, dataset generation from the dock can be cancelled."""
 from __future__ import annotations
@@ -78,8 +78,8 @@ def test_vap_dock_predictions_edges_hover_and_confusion(qtbot, data_and_checkpoi
 
 
 def test_generation_from_the_dock_can_be_cancelled(qtbot, tmp_path):
-    from app.shell.jobs import JobRunner
     from app.features.vap.overlay import VapPanel
+    from app.shell.jobs import JobRunner
     from tests.support.vap import tiny_config
 
     panel = VapPanel(JobRunner())

@@ -1,4 +1,4 @@
-"""VAP dock on the studio's recording (issue 15 item 4): "Follow timeline" redoes the overlay as the timeline's
+"""VAP dock on the studio's recording: "Follow timeline" redoes the overlay as the timeline's
 Home / Right / Left keys move, "Evaluate episode" fills the confusion matrix over the recorded steps, and the
 "Generate dataset…" dialog's settings reach the generated dataset (a bad value keeps the dialog open)."""
 from __future__ import annotations
@@ -69,9 +69,9 @@ def test_follow_timeline_and_evaluate_the_episode(qtbot, tmp_path, monkeypatch, 
 
 
 def test_generate_dialog_settings_reach_the_dataset(qtbot, tmp_path):
-    from app.shell.jobs import JobRunner
     from app.features.vap.generate import GenerateDialog
     from app.features.vap.overlay import VapPanel
+    from app.shell.jobs import JobRunner
 
     panel = VapPanel(JobRunner())
     qtbot.addWidget(panel)
