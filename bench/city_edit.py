@@ -51,10 +51,10 @@ def main() -> None:
 
     from PySide6 import QtCore, QtGui, QtWidgets
 
-    from app.shell.window import MainWindow
     from app.shell.settings import make_settings
-    from core.map.generate import generate_city
+    from app.shell.window import MainWindow
     from core.map.cells import BLD_SHIFT, TH, TV
+    from core.map.generate import generate_city
     from core.studio import city_edit
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv)

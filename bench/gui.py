@@ -108,8 +108,8 @@ def headless_memory_per_step(config, warmup: int, steps: int) -> float:
 def bench_case(app, title: str, project, args) -> dict:
     from PySide6 import QtCore
 
-    from app.shell.window import MainWindow
     from app.shell.settings import make_settings
+    from app.shell.window import MainWindow
 
     win = MainWindow(make_settings(Path(tempfile.mkdtemp()) / "s.ini"))
     win.resize(1440, 900)
@@ -301,8 +301,8 @@ def long_case(app, args) -> dict:
     from PySide6 import QtCore
     from PySide6.QtTest import QTest
 
-    from app.shell.window import MainWindow
     from app.shell.settings import make_settings
+    from app.shell.window import MainWindow
 
     project, episode, spent = long_recording(args.long_steps, args.long_agents, Path(args.long_cache))
     win = MainWindow(make_settings(Path(tempfile.mkdtemp()) / "s.ini"))

@@ -35,14 +35,13 @@ sys.path.insert(0, str(ROOT))
 
 from core.agents.spec import AgentSet, AgentSpec  # noqa: E402
 from core.base.codes import ACTION_INDEX, ACTION_NAMES, Kind  # noqa: E402
-from core.logic.engines.compiled import CompiledEngine
-from core.logic.grounding.grounder import Grounder
-from core.logic.lang.program import Program, load_rules
-from core.logic.engines.z3engine import Z3Engine
-from core.logic.lang.ontology import load_ontology  # noqa: E402
-from core.logic.grounding.grounder import Interpretation  # noqa: E402
-from core.map.model import CityMap  # noqa: E402
 from core.base.world import WorldSnapshot  # noqa: E402
+from core.logic.engines.compiled import CompiledEngine  # noqa: E402
+from core.logic.engines.z3engine import Z3Engine  # noqa: E402
+from core.logic.grounding.grounder import Grounder, Interpretation  # noqa: E402
+from core.logic.lang.ontology import load_ontology  # noqa: E402
+from core.logic.lang.program import Program, load_rules  # noqa: E402
+from core.map.model import CityMap  # noqa: E402
 
 ONTOLOGY = ROOT / "configs" / "ontologies" / "full.yaml"
 RULES = ROOT / "configs" / "rules" / "sim_expert.rules"

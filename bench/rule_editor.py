@@ -52,8 +52,8 @@ def main() -> int:
     from PySide6.QtTest import QTest
 
     from app.features.rule_editor.controller import DEBOUNCE_MS
-    from app.shell.window import MainWindow
     from app.shell.settings import make_settings
+    from app.shell.window import MainWindow
     from core.analysis.diagnostics import diagnose
 
     files = sorted((ROOT / "configs" / "rules").glob("*.rules"), key=lambda p: p.stat().st_size)

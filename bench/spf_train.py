@@ -84,10 +84,10 @@ def bench_bc(mode: str, algo: str, steps: int) -> float:
     import torch
     import torch.nn.functional as F
 
-    from core.tasks.spf.networks import build_policy_net
     from core.tasks.spf.env import SPFEnv
     from core.tasks.spf.learning.run import env_layout
     from core.tasks.spf.learning.settings import default_architecture
+    from core.tasks.spf.networks import build_policy_net
 
     torch.set_num_threads(1)
     env = SPFEnv(mode, "train")

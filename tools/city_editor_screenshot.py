@@ -2,12 +2,15 @@
 a House stroke across a traffic street (the Problems panel shows the error, the map its cells), the lanes overlay
 and the traffic tool's cursor preview. Run: xvfb-run -a -s "-screen 0 1440x1200x24" .venv/bin/python
 tools/city_editor_screenshot.py docs/images/city-editor.png"""
-import sys, time
+import sys
+import time
 from pathlib import Path
+
 sys.path.insert(0, ".")
 from PySide6 import QtCore, QtWidgets
-from app.shell.window import MainWindow
+
 from app.shell.settings import make_settings
+from app.shell.window import MainWindow
 from core.map.edit import plan_rect, plan_stroke
 from core.studio import city_edit
 from core.studio.city_edit import CityEdit

@@ -12,9 +12,9 @@ sys.path.insert(0, ".")
 from PySide6 import QtCore, QtWidgets  # noqa: E402
 
 app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv)
-from app.shell.window import MainWindow  # noqa: E402
-from app.shell.settings import make_settings  # noqa: E402
 from app.features.spf.models import SPFModelsPanel  # noqa: E402
+from app.shell.settings import make_settings  # noqa: E402
+from app.shell.window import MainWindow  # noqa: E402
 
 out, run = sys.argv[1], sys.argv[2]
 car = sys.argv[3] if len(sys.argv) > 3 else "Car_1"

@@ -26,8 +26,15 @@ from core.base.codes import Kind
 from core.base.errors import ConfigError
 from core.base.world import KNOWN_CONCEPTS
 from core.io.fileio import atomic_write_bytes
-from core.io.yamlio import (LocatedList, check_format_header, expect, load_yaml, loads_yaml, reject_unknown_keys,
-                            yaml_type_name)
+from core.io.yamlio import (
+    LocatedList,
+    check_format_header,
+    expect,
+    load_yaml,
+    loads_yaml,
+    reject_unknown_keys,
+    yaml_type_name,
+)
 
 __all__ = ["FORMAT_VERSION", "load_agent_set", "loads_agent_set", "save_agent_set", "dumps_agent_set",
            "agent_set_from_data", "check_agent"]

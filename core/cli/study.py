@@ -130,8 +130,15 @@ def run_report(args: argparse.Namespace) -> int:
 
 
 def run_llm(args: argparse.Namespace) -> int:
-    from core.study.llm import (OpenAIChat, RunOptions, TransformersModel, export_batch, import_batch, run_backend,
-                                run_name)
+    from core.study.llm import (
+        OpenAIChat,
+        RunOptions,
+        TransformersModel,
+        export_batch,
+        import_batch,
+        run_backend,
+        run_name,
+    )
     from core.study.report import build_report
 
     study = load_study(args.study)

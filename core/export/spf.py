@@ -18,7 +18,7 @@ import shutil
 from pathlib import Path
 from typing import Any, Mapping
 
-from core.export.registry import ExporterSpec, ExportError, Finalized, Option, Shard, ShardResult, register, shard_name
+from core.export.registry import ExportError, ExporterSpec, Finalized, Option, Shard, ShardResult, register, shard_name
 
 MODES = ("easy", "medium", "hard", "expert")
 _ENVS: dict[tuple[str, str], Any] = {}

@@ -15,7 +15,16 @@ import yaml
 from core.base.codes import BUILDING_CODES
 from core.base.errors import ConfigError
 from core.io.fileio import atomic_write_text
-from core.io.yamlio import LocatedDict, LocatedList, check_format_header, expect, load_yaml, loads_yaml, reject_unknown_keys, yaml_type_name
+from core.io.yamlio import (
+    LocatedDict,
+    LocatedList,
+    check_format_header,
+    expect,
+    load_yaml,
+    loads_yaml,
+    reject_unknown_keys,
+    yaml_type_name,
+)
 from core.map.layers import derive_layers
 from core.map.model import CityMap
 from core.map.spec import Building, Street

@@ -13,10 +13,26 @@ from typing import Any
 from core.base.errors import ConfigError, EpisodeFileError, LogiCityError
 from core.base.world import KNOWN_CONCEPTS
 from core.io.yamlio import expect, load_yaml, reject_unknown_keys, yaml_type_name
-from core.project.files import (MANIFEST, MODE_FILE_KEYS, clean_leftovers, entry_problem, file_problem, normalise,
-                                used_files)
-from core.project.model import (BREAKPOINT_KEYS, EPISODE_KEYS, FORMAT_NAME, FORMAT_VERSION, PROVENANCE_KEYS,
-                                STUDIO_KEYS, EpisodeEntry, Project, plain_data)
+from core.project.files import (
+    MANIFEST,
+    MODE_FILE_KEYS,
+    clean_leftovers,
+    entry_problem,
+    file_problem,
+    normalise,
+    used_files,
+)
+from core.project.model import (
+    BREAKPOINT_KEYS,
+    EPISODE_KEYS,
+    FORMAT_NAME,
+    FORMAT_VERSION,
+    PROVENANCE_KEYS,
+    STUDIO_KEYS,
+    EpisodeEntry,
+    Project,
+    plain_data,
+)
 from core.sim.breakpoints import MODES, TYPES, Breakpoint
 from core.sim.config import load_mode
 from core.sim.episode import Episode, load_episode

@@ -25,11 +25,28 @@ from core.agents.io import dumps_agent_set, loads_agent_set
 from core.base.errors import ConfigError, LogiCityError
 from core.io.fileio import atomic_write_bytes, atomic_writer
 from core.map.io import dumps_map
-from core.project.files import (EPISODE_DIR, MANIFEST, begin_save, clean_leftovers, end_save, file_problem, normalise,
-                                unlink_inside)
+from core.project.files import (
+    EPISODE_DIR,
+    MANIFEST,
+    begin_save,
+    clean_leftovers,
+    end_save,
+    file_problem,
+    normalise,
+    unlink_inside,
+)
 from core.project.load import manifest_name, replaced_files
-from core.project.model import (FORMAT_NAME, FORMAT_VERSION, PART_NAMES, PROVENANCE_KEYS, SPLIT_ROLES, EpisodeEntry,
-                                Project, episode_entry_for, plain_data)
+from core.project.model import (
+    FORMAT_NAME,
+    FORMAT_VERSION,
+    PART_NAMES,
+    PROVENANCE_KEYS,
+    SPLIT_ROLES,
+    EpisodeEntry,
+    Project,
+    episode_entry_for,
+    plain_data,
+)
 
 
 def split_roles(config: Any) -> list[str]:

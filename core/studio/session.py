@@ -41,7 +41,8 @@ from core.project.model import Project, new_project
 from core.project.save import save_project
 from core.sim.config import load_mode
 from core.sim.episode import EpisodeBuffer, EpisodeView
-from core.sim.events import Breakpoint, Event as MarkerEvent, MarkerIndex
+from core.sim.events import Breakpoint, MarkerIndex
+from core.sim.events import Event as MarkerEvent
 from core.sim.frames import StepFrame, apply_frame, copy_episode
 from core.studio.episode_file import is_episode_file, load_episode_file
 from core.studio.events import EmitterGroup

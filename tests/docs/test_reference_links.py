@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.paths import ROOT
+
 REFERENCE = ROOT / "docs" / "reference.md"
 
 #: Text files that hold code comments, docstrings, documentation or configuration.

@@ -22,10 +22,9 @@ from typing import Sequence
 import numpy as np
 
 from core.base.codes import ACTION_INDEX, Action
-from core.logic.lang.syntax import Clause
 from core.logic.lang.ontology import Ontology
 from core.logic.lang.program import Program, TaskSection
-from core.logic.lang.syntax import EGO
+from core.logic.lang.syntax import EGO, Clause
 
 __all__ = ["ObservationLayout", "ViewRules", "ViewDecision", "ViewCheck", "oracle_action"]
 

@@ -35,8 +35,15 @@ from core.render.renderer import Renderer
 from core.sim.config import load_mode
 from core.sim.simulation import Simulation
 from core.tasks.vap.compositions import random_composition
-from core.tasks.vap.labels import (detailed_type, direction_heading, ground_truth, h_vectors, next_directions,
-                                   own_directions, reference_label)
+from core.tasks.vap.labels import (
+    detailed_type,
+    direction_heading,
+    ground_truth,
+    h_vectors,
+    next_directions,
+    own_directions,
+    reference_label,
+)
 from core.tasks.vap.manifest import FORMAT, FORMAT_VERSION, MANIFEST, SKIP_STEPS, write_manifest  # noqa: F401 (re-exported)
 from core.tasks.vap.png import BandCache, encode_png
 from core.tasks.vap.pool import run_worlds, wait_for_workers, worker_state

@@ -17,9 +17,21 @@ from typing import Any, Mapping
 
 from core.tasks.spf.env import SPFEnv
 from core.tasks.spf.learning.run import env_layout
-from core.tasks.spf.learning.settings import (AUGMENT, BALANCES, BC_ALGOS, BC_LR, DEFAULT_STEPS, HYPERPARAMETERS,
-                                              LR_SCHEDULES, N_ENVS, NLM_BC_HIDDEN, RL_ALGOS, TRAINING_REWARDS,
-                                              TrainingReward, default_architecture)
+from core.tasks.spf.learning.settings import (
+    AUGMENT,
+    BALANCES,
+    BC_ALGOS,
+    BC_LR,
+    DEFAULT_STEPS,
+    HYPERPARAMETERS,
+    LR_SCHEDULES,
+    N_ENVS,
+    NLM_BC_HIDDEN,
+    RL_ALGOS,
+    TRAINING_REWARDS,
+    TrainingReward,
+    default_architecture,
+)
 
 __all__ = ["SettingError", "TrainConfig", "BCConfig", "RLConfig", "make_config"]
 

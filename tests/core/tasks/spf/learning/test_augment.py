@@ -10,8 +10,8 @@ pytest.importorskip("torch")
 
 @pytest.fixture(scope="module")
 def easy():
-    from core.tasks.spf.env import SPFEnv
     from core.tasks.spf.demos import collect_oracle
+    from core.tasks.spf.env import SPFEnv
     from core.tasks.spf.learning.bc import demonstration_rows
 
     env = SPFEnv("easy", "train")
