@@ -77,7 +77,7 @@ def main() -> None:
                   f"{exc.message[:60]}")
             continue
         interp = tables(200, k)
-        measure(f"{kind} m={m} K={k} (dense: {dense:.1e} values)", lambda: eng.decide(interp))
+        measure(f"{kind} m={m} K={k} (dense: {dense:.1e} values)", lambda eng=eng, interp=interp: eng.decide(interp))
     print("rule texts:")
     good = "Stop(X) :- IsClose(X, Y), IsCar(Y), Not(IsOld(Y)).\n"
     at_limit = good * ((MAX_RULE_CHARS - 100) // len(good))

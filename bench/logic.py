@@ -315,7 +315,7 @@ def main() -> None:
           f"compiled ≥ 1000× baseline: {'met' if worst_c >= 1000 else 'NOT met'} (worst {worst_c:.0f}×)")
 
     print("\nStep cost (median): grounding alone / grounding + compiled decision")
-    for n, city, _, r in rows:
+    for n, _, _, r in rows:
         print(f"{n:>7} agents: {r['ground_ms']:.3f} ms / {r['step_ms']:.3f} ms")
     snaps18, src18 = make_states(small, template, 30, seed=2, how=args.states)
     grounder = Grounder(small, onto)

@@ -70,7 +70,7 @@ def bench_nlm_extractor(mode: str, reps: int, batch: int = 128) -> dict[str, tup
     x = torch.from_numpy((np.random.default_rng(0).random((batch, env.layout.size)) < 0.2).astype(np.float32))
     out = {}
     for name, f in (("full machine", fast.ext), ("ego read-out", fast)):
-        def run():
+        def run(f=f):
             for _ in range(reps):
                 f(x).sum().backward()
         run()
