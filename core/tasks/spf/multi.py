@@ -20,8 +20,6 @@ All randomness flows from one generator seeded by ``reset(seed=...)``.
 """
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
@@ -65,11 +63,9 @@ class CityParallelEnv(ParallelEnv):
         self._decisions = None
         self.cycles = 0
 
-    @functools.lru_cache(maxsize=None)
     def observation_space(self, agent: str) -> spaces.Box:
         return self._obs_space
 
-    @functools.lru_cache(maxsize=None)
     def action_space(self, agent: str) -> spaces.Discrete:
         return self._act_space
 

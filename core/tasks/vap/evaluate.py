@@ -6,6 +6,7 @@ Test images are evaluated one by one (batch size 1, as the reference). torch is 
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -103,7 +104,7 @@ def evaluate_episode(model, config, episode, renderer, steps: range | None = Non
     for j, k in enumerate(steps):
         image, item = state_item(config, episode, k, renderer)
         if len(item["agent_id"]):
-            act, pu, pb = _predict(model, lambda: item_sample(item, image, side))
+            act, pu, pb = _predict(model, functools.partial(item_sample, item, image, side))
             car = item["car"]
             actions.add_image(act[car].tolist(), item["action"][car].tolist())
             if use_images:
