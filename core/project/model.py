@@ -85,7 +85,9 @@ class Project:
 
 def new_project(config: Any, name: str | None = None, seed: int = 0) -> Project:
     """An unsaved project around a loaded configuration (e.g. a mode file)."""
-    return Project(config=config, name=name or getattr(config, "name", "untitled"), seed=int(seed))
+    if not name:
+        name = getattr(config, "name", "untitled")
+    return Project(config=config, name=name, seed=int(seed))
 
 
 def episode_entry_for(file: str, name: str, episode: Any, seed: int) -> EpisodeEntry:
