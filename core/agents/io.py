@@ -30,6 +30,7 @@ from core.io.yamlio import (
     LocatedList,
     check_format_header,
     expect,
+    is_mapping,
     load_yaml,
     loads_yaml,
     reject_unknown_keys,
@@ -80,14 +81,14 @@ def check_agent(kind: Kind, agent_id: int, priority: int, concepts: tuple[str, .
 
 def agent_set_from_data(data: Any, file: str | None = None) -> AgentSet:
     """Build a validated :class:`AgentSet` from parsed YAML data in our format."""
-    if not isinstance(data, dict):
+    if not is_mapping(data):
         raise ConfigError("an agent-set file must be a mapping with an 'agents' list", file, 1)
     check_format_header(data, _TOP_KEYS, "the agent set", "agent-set", FORMAT_VERSION)
     items: LocatedList = expect(data, "agents", list, what="the agent set")
     agents: list[AgentSpec] = []
     names: dict[str, int] = {}
     for i, item in enumerate(items):
-        if not isinstance(item, dict):
+        if not is_mapping(item):
             raise items.error(f"agent #{i + 1} must be a mapping, got {yaml_type_name(item)}", i)
         what = f"agent #{i + 1}"
         reject_unknown_keys(item, _AGENT_KEYS, what)
