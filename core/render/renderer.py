@@ -197,7 +197,8 @@ class Renderer:
             bx1, by1, bx2, by2 = x - ox, y - oy, x - ox + sprite.w, y - oy + sprite.h
             if bx2 > 0 and by2 > 0 and bx1 < img.shape[1] and by1 < img.shape[0]:
                 boxes[i] = (bx1, by1, bx2, by2)
-        return Frame(img, boxes, int(snapshot.step), tuple(int(v) for v in crop), p, placements)
+        row0, col0, rows, cols = (int(v) for v in crop)
+        return Frame(img, boxes, int(snapshot.step), (row0, col0, rows, cols), p, placements)
 
     def sprite_rgba(self, semantic: str, variant: int, heading: int) -> np.ndarray:
         """An agent icon scaled and oriented as the renderer draws it (for the map view's sprites)."""
