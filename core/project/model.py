@@ -72,6 +72,8 @@ class Project:
     current_episode: int | None = None
     studio: dict[str, Any] = field(default_factory=dict)
     parts: dict[str, str] = field(default_factory=dict)   # role -> file name inside root (after load/save)
+    # messages for the user about how the project was opened (not saved; shown once the simulation is ready)
+    notes: list[str] = field(default_factory=list, compare=False, repr=False)
 
     @property
     def manifest_path(self) -> Path | None:
