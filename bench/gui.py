@@ -386,7 +386,7 @@ def long_case(app, args) -> dict:
 
 
 def print_long(r: dict) -> None:
-    print(f"\nLong recording: {r['title']} (issue 13: worst event-loop gap < {LONG_GAP_TARGET_MS:g} ms while "
+    print(f"\nLong recording: {r['title']} (targets: worst event-loop gap < {LONG_GAP_TARGET_MS:g} ms while "
           f"playing, full-window seek median < {LONG_SEEK_TARGET_MS:g} ms), all through the real event loop")
     how = (f"simulated headless in {r['simulated s']:.0f} s and cached" if r["simulated s"] else "read from the cache")
     print(f"recording: {r['recorded']} steps ({how}; the studio re-simulated {r['continuable']} of them in "

@@ -1,9 +1,9 @@
 """Frame renderer: static city + agent icons → RGB image, plus each agent's box in image coordinates.
 
 Why this shape: the static map is composed once per (map, icon set, scale) and cached; a frame only copies the
-cached background (or a crop of it) and alpha-blends a few dozen small, pre-scaled, pre-rotated sprites, which
-keeps a 1024² frame in a few milliseconds on a CPU. Boxes come from the same placement computation, so the VAP
-labels always match the pixels.
+cached background (or a crop of it) and alpha-blends a few dozen small, pre-scaled, pre-rotated sprites, so a
+frame costs one copy and those blends however large the map. Boxes come from the same placement computation, so
+the VAP labels always match the pixels.
 
 Conventions (docs/reference.md#rendering, deviations in docs/rendering.md):
 
