@@ -55,11 +55,12 @@ def main() -> None:
         w.resize(620, 520)
         w.show()
 
-        def refill() -> None:
+        # the session's callback outlives this iteration: it refills the editor of its own session
+        def refill(w: AgentEditor = w, s: Session = s) -> None:
             w.show_set(A.agent_set(s, "agents"), cols, valid, {})
             w.table.viewport().repaint()
 
-        s.events.agents.connect(lambda e: refill())
+        s.events.agents.connect(lambda e, refill=refill: refill())
         refill()
         app.processEvents()
         fill, edit, check = [], [], []

@@ -51,10 +51,10 @@ def main() -> None:
 
     from PySide6 import QtCore, QtGui, QtWidgets
 
-    from tests.support.driver import studio_window
-    from core.map.generate import generate_city
     from core.map.cells import BLD_SHIFT, TH, TV
+    from core.map.generate import generate_city
     from core.studio import city_edit
+    from tests.support.driver import studio_window
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv)
     tmp = Path(tempfile.mkdtemp(prefix="bench-city-"))

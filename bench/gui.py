@@ -194,7 +194,7 @@ def bench_case(app, title: str, project, args) -> dict:
         n = len(branched)
         t0 = time.perf_counter()
         win.branch_at(int(k))
-        wait_until(app, lambda: len(branched) > n, timeout=60)
+        wait_until(app, lambda n=n: len(branched) > n, timeout=60)
         seeks.append((time.perf_counter() - t0) * 1000)
     out["seek ms"] = (float(np.median(seeks)), float(np.max(seeks))) if seeks else (float("nan"), float("nan"))
     win.session.mark_saved()
@@ -334,7 +334,7 @@ def long_case(app, args) -> dict:
     clicks = []
     for x in rng.integers(bar.MARGIN, bar.width() - bar.MARGIN, size=args.long_samples):
         pt = QtCore.QPoint(int(x), y)
-        clicks.append(seek(lambda: QTest.mouseClick(bar, QtCore.Qt.MouseButton.LeftButton,
+        clicks.append(seek(lambda pt=pt: QTest.mouseClick(bar, QtCore.Qt.MouseButton.LeftButton,
                                                     QtCore.Qt.KeyboardModifier.NoModifier, pt)))
         run_loop(app, 30)
     # a drag along the bar, 3 pixels per move (scrubbing)
@@ -345,7 +345,7 @@ def long_case(app, args) -> dict:
     drags = []
     for i in range(1, args.long_samples + 1):
         pt = QtCore.QPoint(x0 + 3 * i, y)
-        drags.append(seek(lambda: QTest.mouseMove(bar, pt)))
+        drags.append(seek(lambda pt=pt: QTest.mouseMove(bar, pt)))
     QTest.mouseRelease(bar, QtCore.Qt.MouseButton.LeftButton, QtCore.Qt.KeyboardModifier.NoModifier,
                        QtCore.QPoint(x0 + 3 * args.long_samples, y))
     run_loop(app, 100)

@@ -26,9 +26,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from core.base.errors import LogiCityError  # noqa: E402
-from core.logic.engines.compiled import CompiledEngine
-from core.logic.lang.ontology import load_ontology  # noqa: E402
+from core.logic.engines.compiled import CompiledEngine  # noqa: E402
 from core.logic.grounding.grounder import TableInterpretation  # noqa: E402
+from core.logic.lang.ontology import load_ontology  # noqa: E402
 from core.logic.lang.parser import MAX_RULE_CHARS  # noqa: E402
 from core.logic.lang.program import parse_program, parse_rules  # noqa: E402
 from core.sim.episode import load_episode  # noqa: E402
@@ -77,7 +77,7 @@ def main() -> None:
                   f"{exc.message[:60]}")
             continue
         interp = tables(200, k)
-        measure(f"{kind} m={m} K={k} (dense: {dense:.1e} values)", lambda: eng.decide(interp))
+        measure(f"{kind} m={m} K={k} (dense: {dense:.1e} values)", lambda eng=eng, interp=interp: eng.decide(interp))
     print("rule texts:")
     good = "Stop(X) :- IsClose(X, Y), IsCar(Y), Not(IsOld(Y)).\n"
     at_limit = good * ((MAX_RULE_CHARS - 100) // len(good))

@@ -35,14 +35,13 @@ sys.path.insert(0, str(ROOT))
 
 from core.agents.spec import AgentSet, AgentSpec  # noqa: E402
 from core.base.codes import ACTION_INDEX, ACTION_NAMES, Kind  # noqa: E402
-from core.logic.engines.compiled import CompiledEngine
-from core.logic.grounding.grounder import Grounder
-from core.logic.lang.program import Program, load_rules
-from core.logic.engines.z3engine import Z3Engine
-from core.logic.lang.ontology import load_ontology  # noqa: E402
-from core.logic.grounding.grounder import Interpretation  # noqa: E402
-from core.map.model import CityMap  # noqa: E402
 from core.base.world import WorldSnapshot  # noqa: E402
+from core.logic.engines.compiled import CompiledEngine  # noqa: E402
+from core.logic.engines.z3engine import Z3Engine  # noqa: E402
+from core.logic.grounding.grounder import Grounder, Interpretation  # noqa: E402
+from core.logic.lang.ontology import load_ontology  # noqa: E402
+from core.logic.lang.program import Program, load_rules  # noqa: E402
+from core.map.model import CityMap  # noqa: E402
 
 ONTOLOGY = ROOT / "configs" / "ontologies" / "full.yaml"
 RULES = ROOT / "configs" / "rules" / "sim_expert.rules"
@@ -316,7 +315,7 @@ def main() -> None:
           f"compiled ≥ 1000× baseline: {'met' if worst_c >= 1000 else 'NOT met'} (worst {worst_c:.0f}×)")
 
     print("\nStep cost (median): grounding alone / grounding + compiled decision")
-    for n, city, _, r in rows:
+    for n, _, _, r in rows:
         print(f"{n:>7} agents: {r['ground_ms']:.3f} ms / {r['step_ms']:.3f} ms")
     snaps18, src18 = make_states(small, template, 30, seed=2, how=args.states)
     grounder = Grounder(small, onto)

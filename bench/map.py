@@ -60,7 +60,7 @@ def bench_city(title: str, city, pairs: int = 300) -> None:
     for _ in range(pairs):
         s = sampler.sample_start(Kind.CAR, rng)
         g = sampler.sample_goal(Kind.CAR, s, rng)
-        car += timed(lambda: lanes.route(s, g), 1)
+        car += timed(lambda s=s, g=g: lanes.route(s, g), 1)
         s = sampler.sample_start(Kind.PEDESTRIAN, rng)
         g = sampler.sample_goal(Kind.PEDESTRIAN, s, rng)
         t = time.perf_counter()

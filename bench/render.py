@@ -20,9 +20,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from core.base.codes import Kind  # noqa: E402
+from core.base.world import AgentTable, WorldSnapshot  # noqa: E402
 from core.render.icons import IconSet  # noqa: E402
 from core.render.renderer import Renderer  # noqa: E402
-from core.base.world import AgentTable, WorldSnapshot  # noqa: E402
 
 TARGET_FPS = 50.0
 DEFAULT_MAP = ROOT / "configs" / "maps" / "default.yaml"

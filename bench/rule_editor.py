@@ -52,8 +52,8 @@ def main() -> int:
     from PySide6.QtTest import QTest
 
     from app.features.rule_editor.controller import DEBOUNCE_MS
-    from tests.support.driver import studio_window
     from core.analysis.diagnostics import diagnose
+    from tests.support.driver import studio_window
 
     files = sorted((ROOT / "configs" / "rules").glob("*.rules"), key=lambda p: p.stat().st_size)
     largest = files[-1]
@@ -100,7 +100,7 @@ def main() -> int:
         QTest.keyClick(page.editor, getattr(QtCore.Qt.Key, f"Key_{ch.upper()}"),
                        QtCore.Qt.KeyboardModifier.ShiftModifier if ch.isupper() else QtCore.Qt.KeyboardModifier.NoModifier)
         t1 = time.perf_counter()
-        wait(lambda: done["n"] > n0)
+        wait(lambda n0=n0: done["n"] > n0)
         t2 = time.perf_counter()
         cpu_ms.append((time.process_time() - c0) * 1000)
         key_ms.append((t1 - t0) * 1000)
@@ -113,9 +113,9 @@ def main() -> int:
         assert ctl.diagnostics["rules"] == d, "the editor shows the diagnostics of the text typed"
         n1 = done["n"]
         win.undo_stack.undo()
-        wait(lambda: done["n"] > n1 and page.text() == text)
+        wait(lambda n1=n1: done["n"] > n1 and page.text() == text)
         pause = time.perf_counter() + (DEBOUNCE_MS + 20) / 1000      # a typist's pause (the next key leads)
-        wait(lambda: time.perf_counter() > pause and not ctl._timer.isActive() and not ctl._in_flight)
+        wait(lambda pause=pause: time.perf_counter() > pause and not ctl._timer.isActive() and not ctl._in_flight)
     med = float(np.median(total_ms))
     print(f"rule editor, keystroke -> squiggles, {largest.name} ({len(text)} characters, {text.count(chr(10))} lines), "
           f"{args.samples} keystrokes ({errors} made an error), each after a pause > {DEBOUNCE_MS} ms:")

@@ -60,11 +60,10 @@ def bench_diagnostics(samples: int) -> None:
 
 
 def bench_analysis(names: list[str] | None, deadlocks: bool) -> None:
-    from core.logic.lang.program import parse_rules
-    from core.analysis.static import conflicts, dead_clauses
     from core.analysis.deadlock import find_deadlocks
-    from core.logic.lang.program import Program
+    from core.analysis.static import conflicts, dead_clauses
     from core.analysis.witness import witness_scene
+    from core.logic.lang.program import Program, parse_rules
     from core.sim.config import load_mode
 
     base = load_mode(ROOT / "configs" / "modes" / "default.yaml")

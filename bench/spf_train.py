@@ -70,7 +70,7 @@ def bench_nlm_extractor(mode: str, reps: int, batch: int = 128) -> dict[str, tup
     x = torch.from_numpy((np.random.default_rng(0).random((batch, env.layout.size)) < 0.2).astype(np.float32))
     out = {}
     for name, f in (("full machine", fast.ext), ("ego read-out", fast)):
-        def run():
+        def run(f=f):
             for _ in range(reps):
                 f(x).sum().backward()
         run()
@@ -84,10 +84,10 @@ def bench_bc(mode: str, algo: str, steps: int) -> float:
     import torch
     import torch.nn.functional as F
 
-    from core.tasks.spf.networks import build_policy_net
     from core.tasks.spf.env import SPFEnv
     from core.tasks.spf.learning.run import env_layout
     from core.tasks.spf.learning.settings import default_architecture
+    from core.tasks.spf.networks import build_policy_net
 
     torch.set_num_threads(1)
     env = SPFEnv(mode, "train")

@@ -34,8 +34,7 @@ def main() -> int:
     import os
     import resource
 
-    from core.tasks.vap import VapDataConfig, generate, parse_worlds
-    from core.tasks.vap import png
+    from core.tasks.vap import VapDataConfig, generate, parse_worlds, png
 
     if args.png_encoder == "zlib":
         png._isal = None

@@ -2,14 +2,17 @@
 a House stroke across a traffic street (the Problems panel shows the error, the map its cells), the lanes overlay
 and the traffic tool's cursor preview. Run: xvfb-run -a -s "-screen 0 1440x1200x24" .venv/bin/python
 tools/city_editor_screenshot.py docs/images/city-editor.png"""
-import sys, time
+import sys
+import time
 from pathlib import Path
+
 sys.path.insert(0, ".")
 from PySide6 import QtCore, QtWidgets
-from tests.support.driver import studio_window
+
 from core.map.edit import plan_rect, plan_stroke
 from core.studio import city_edit
 from core.studio.city_edit import CityEdit
+from tests.support.driver import studio_window
 
 app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv)
 win = studio_window(Path("/tmp/shot.ini"))

@@ -22,12 +22,11 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from core.base.errors import LogiCityError  # noqa: E402
-from core.logic.engines.compiled import CompiledEngine, TaskChecker
-from core.logic.grounding.grounder import TableInterpretation
-from core.logic.lang.reference import import_reference_ontology, import_reference_rules
-from core.logic.lang.ontology import load_ontology
-from core.logic.lang.program import load_rules
-from core.logic.lang.ontology import Ontology  # noqa: E402
+from core.logic.engines.compiled import CompiledEngine, TaskChecker  # noqa: E402
+from core.logic.grounding.grounder import TableInterpretation  # noqa: E402
+from core.logic.lang.ontology import Ontology, load_ontology  # noqa: E402
+from core.logic.lang.program import load_rules  # noqa: E402
+from core.logic.lang.reference import import_reference_ontology, import_reference_rules  # noqa: E402
 
 DEFAULT_REFERENCE = ROOT / "tests" / "data" / "reference" / "logicity-configs"
 ONTOLOGIES = ROOT / "configs" / "ontologies"

@@ -8,11 +8,12 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from core.tasks.spf.make_episodes import make_episode_set
+from core.tasks.spf.env import SPFEnv
 from core.tasks.spf.episodes import save_episode_set
 from core.tasks.spf.evaluate import evaluate
 from core.tasks.spf.learning.run import load_run, read_config
-from core.tasks.spf.env import SPFEnv
+from core.tasks.spf.make_episodes import make_episode_set
+
 path = Path(os.environ.get("SPF_TRAIN_EPISODES", "demos/spf_easy_train_agents_50.npz"))
 t = time.time()
 if not path.exists():

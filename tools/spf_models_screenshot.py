@@ -12,8 +12,8 @@ sys.path.insert(0, ".")
 from PySide6 import QtCore, QtWidgets  # noqa: E402
 
 app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv)
-from tests.support.driver import studio_window  # noqa: E402
 from app.features.spf.models import SPFModelsPanel  # noqa: E402
+from tests.support.driver import studio_window  # noqa: E402
 
 out, run = sys.argv[1], sys.argv[2]
 car = sys.argv[3] if len(sys.argv) > 3 else "Car_1"

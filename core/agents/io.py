@@ -26,8 +26,16 @@ from core.base.codes import Kind
 from core.base.errors import ConfigError
 from core.base.world import KNOWN_CONCEPTS
 from core.io.fileio import atomic_write_bytes
-from core.io.yamlio import (LocatedList, check_format_header, expect, load_yaml, loads_yaml, reject_unknown_keys,
-                            yaml_type_name)
+from core.io.yamlio import (
+    LocatedList,
+    check_format_header,
+    expect,
+    is_mapping,
+    load_yaml,
+    loads_yaml,
+    reject_unknown_keys,
+    yaml_type_name,
+)
 
 __all__ = ["FORMAT_VERSION", "load_agent_set", "loads_agent_set", "save_agent_set", "dumps_agent_set",
            "agent_set_from_data", "check_agent"]
@@ -73,14 +81,14 @@ def check_agent(kind: Kind, agent_id: int, priority: int, concepts: tuple[str, .
 
 def agent_set_from_data(data: Any, file: str | None = None) -> AgentSet:
     """Build a validated :class:`AgentSet` from parsed YAML data in our format."""
-    if not isinstance(data, dict):
+    if not is_mapping(data):
         raise ConfigError("an agent-set file must be a mapping with an 'agents' list", file, 1)
     check_format_header(data, _TOP_KEYS, "the agent set", "agent-set", FORMAT_VERSION)
     items: LocatedList = expect(data, "agents", list, what="the agent set")
     agents: list[AgentSpec] = []
     names: dict[str, int] = {}
     for i, item in enumerate(items):
-        if not isinstance(item, dict):
+        if not is_mapping(item):
             raise items.error(f"agent #{i + 1} must be a mapping, got {yaml_type_name(item)}", i)
         what = f"agent #{i + 1}"
         reject_unknown_keys(item, _AGENT_KEYS, what)

@@ -20,7 +20,7 @@ from core.agents.io import check_agent
 from core.agents.spec import AgentSet, AgentSpec
 from core.base.codes import Kind
 from core.base.errors import ConfigError
-from core.io.yamlio import LocatedList, expect, load_yaml, loads_yaml, reject_unknown_keys, yaml_type_name
+from core.io.yamlio import LocatedList, expect, is_mapping, load_yaml, loads_yaml, reject_unknown_keys, yaml_type_name
 
 __all__ = ["import_reference_agents", "reference_agents_from_text"]
 
@@ -31,7 +31,7 @@ _AGENT_KEYS = ("class", "id", "size", "gplanner", "concepts")
 
 def reference_agents_from_data(data: Any, file: str | None = None) -> AgentSet:
     """Convert parsed reference agent data to a validated :class:`AgentSet`."""
-    if not isinstance(data, dict):
+    if not is_mapping(data):
         raise ConfigError("a reference agent file must be a mapping with an 'agents' list", file, 1)
     for key in data:
         if key != "agents":
@@ -41,7 +41,7 @@ def reference_agents_from_data(data: Any, file: str | None = None) -> AgentSet:
     names: dict[str, int] = {}
     for i, item in enumerate(items):
         what = f"agent #{i + 1}"
-        if not isinstance(item, dict):
+        if not is_mapping(item):
             raise items.error(f"{what} must be a mapping, got {yaml_type_name(item)}", i)
         reject_unknown_keys(item, _AGENT_KEYS, what)
         cls = expect(item, "class", str, what=what)

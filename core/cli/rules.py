@@ -122,8 +122,8 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def run_analyze(args: argparse.Namespace) -> int:
-    from core.logic.lang.program import parse_rules
     from core.analysis.report import analyze_rules
+    from core.logic.lang.program import parse_rules
 
     if args.deadlock_agents not in (0, 2, 3):
         print(f"error: --deadlock-agents must be 0, 2 or 3, got {args.deadlock_agents}", file=sys.stderr)

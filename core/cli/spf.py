@@ -13,10 +13,12 @@ and the environment behind them) are imported by the command that runs, not here
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from core.base.errors import LogiCityError
 from core.cli.simulate import count_problem, fail, output_problem, seed_problem
@@ -90,6 +92,12 @@ def _bar(total: int, desc: str, quiet: bool):
     return tqdm(total=total, desc=desc, unit="ep", disable=quiet, file=sys.stderr, dynamic_ncols=True)
 
 
+def _advance(bar: Any, result: Any) -> None:
+    """One finished episode (an EpisodeResult) on the progress ``bar``."""
+    bar.update(1)
+    bar.set_postfix(success=int(result.success))
+
+
 def run_eval(args: argparse.Namespace) -> int:
     from core.tasks.spf.episodes import load_episode_set
     from core.tasks.spf.evaluate import evaluate, format_table
@@ -130,7 +138,7 @@ def run_eval(args: argparse.Namespace) -> int:
         try:
             rep = evaluate(mode, policy, args.split, seed=args.seed, episodes=ks,
                            episode_file=str(args.episode_file) if args.episode_file else None,
-                           progress=lambda r: (bar.update(1), bar.set_postfix(success=int(r.success))))
+                           progress=functools.partial(_advance, bar))
         finally:
             bar.close()
         reports.append(rep)

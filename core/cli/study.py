@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Callable
 
 from core.base.paths import ROOT
 from core.study.design import StudySpec, load_study, make_study, parse_seeds
@@ -77,6 +78,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run_make(args: argparse.Namespace) -> int:
     concepts = tuple(c.strip() for c in args.concepts.split(",") if c.strip())
+    source: VapDatasetSource | SimulatedSource
     if args.vap_dataset is not None:
         source = VapDatasetSource(str(args.vap_dataset.resolve()), args.split, args.min_step)
     else:
@@ -130,8 +132,15 @@ def run_report(args: argparse.Namespace) -> int:
 
 
 def run_llm(args: argparse.Namespace) -> int:
-    from core.study.llm import (OpenAIChat, RunOptions, TransformersModel, export_batch, import_batch, run_backend,
-                                run_name)
+    from core.study.llm import (
+        OpenAIChat,
+        RunOptions,
+        TransformersModel,
+        export_batch,
+        import_batch,
+        run_backend,
+        run_name,
+    )
     from core.study.report import build_report
 
     study = load_study(args.study)
@@ -159,6 +168,7 @@ def run_llm(args: argparse.Namespace) -> int:
             return 2
         added, bad = import_batch(study, args.input, name, meta)
     else:
+        ask: Callable[[str], str]
         if args.backend == "openai":
             meta["base_url"] = args.base_url
             ask = OpenAIChat(args.base_url, model, args.api_key_env, rpm=args.rpm, retries=args.retries,

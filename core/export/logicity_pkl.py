@@ -73,7 +73,8 @@ def _agents(static: dict, path: Path):
     for name, info in static["Agents"].items():
         if not isinstance(info, dict) or not isinstance(info.get("layer_id"), int):
             raise _err(path, f"Static Info/Agents/{name} lacks an integer 'layer_id'")
-        concepts = info.get("concepts") if isinstance(info.get("concepts"), dict) else {}
+        given = info.get("concepts")
+        concepts = given if isinstance(given, dict) else {}
         kind = str(concepts.get("type") or info.get("type") or str(name).split("_")[0])
         if kind not in TYPE_CODES:
             raise _err(path, f"Static Info/Agents/{name}: unknown type {kind!r} (Pedestrian or Car)")

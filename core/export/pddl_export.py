@@ -14,8 +14,16 @@ import numpy as np
 
 from core.base.codes import Kind
 from core.export.common import episode_plan, load_config, mode_files, sim_options
-from core.export.pddl import (domain_text, parse_domain_text, parse_problem_text, pddl_name, problem_text,
-                              program_rules, rules_from_domain, scene_facts)
+from core.export.pddl import (
+    domain_text,
+    parse_domain_text,
+    parse_problem_text,
+    pddl_name,
+    problem_text,
+    program_rules,
+    rules_from_domain,
+    scene_facts,
+)
 from core.export.registry import ExportError, ExporterSpec, Finalized, Option, Shard, ShardResult, register
 from core.io.fileio import atomic_write_text
 

@@ -18,7 +18,7 @@ import shutil
 from pathlib import Path
 from typing import Any, Mapping
 
-from core.export.registry import ExporterSpec, ExportError, Finalized, Option, Shard, ShardResult, register, shard_name
+from core.export.registry import ExportError, ExporterSpec, Finalized, Option, Shard, ShardResult, register, shard_name
 
 MODES = ("easy", "medium", "hard", "expert")
 _ENVS: dict[tuple[str, str], Any] = {}
@@ -59,7 +59,8 @@ def run_shard(options: Mapping[str, Any], shard: Shard, out: Path) -> ShardResul
 def _load_all(results: list[ShardResult], out: Path):
     from core.tasks.spf.demos import load_demonstrations
 
-    trajs, meta = [], {}
+    trajs: list = []
+    meta: dict = {}
     for r in results:
         t, meta = load_demonstrations(out / r.files[0])
         trajs.extend(t)

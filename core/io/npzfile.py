@@ -19,7 +19,7 @@ import zipfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 import numpy as np
 
@@ -245,7 +245,8 @@ def read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path,
         with zf.open(info) as fh:
             shape, dtype, fortran = read_npy_header(fh, info.filename, path, cls, info.file_size)
             out = np.empty(math.prod(shape), dtype=dtype)
-            got = fh.readinto(memoryview(out.view(np.uint8)))
+            # read mode opens a ZipExtFile (typeshed declares IO[bytes], which has no readinto)
+            got = cast(zipfile.ZipExtFile, fh).readinto(out.view(np.uint8).data)
     except LogiCityError:
         raise
     except _ZIP_ERRORS as exc:

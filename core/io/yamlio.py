@@ -8,13 +8,14 @@ column of every key and item. They behave like ``dict``/``list`` so loaders can 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, TypeGuard
 
 import yaml
 
 from core.base.errors import ConfigError, read_text_file
 
-__all__ = ["LocatedDict", "LocatedList", "load_yaml", "loads_yaml", "dump_yaml", "expect", "yaml_type_name"]
+__all__ = ["LocatedDict", "LocatedList", "load_yaml", "loads_yaml", "dump_yaml", "expect", "yaml_type_name",
+           "is_mapping", "is_list"]
 
 
 class LocatedDict(dict):
@@ -34,6 +35,8 @@ class LocatedDict(dict):
 
     def error(self, message: str, key: Any = None) -> ConfigError:
         """Build a :class:`ConfigError` located at ``key`` (or at this mapping)."""
+        line: int | None
+        col: int | None
         if key is not None and key in self.key_pos:
             line, col = self.key_pos[key]
         else:
@@ -56,11 +59,25 @@ class LocatedList(list):
         return self.item_pos[i][0] if 0 <= i < len(self.item_pos) else self.line
 
     def error(self, message: str, index: int | None = None) -> ConfigError:
+        line: int | None
+        col: int | None
         if index is not None and 0 <= index < len(self.item_pos):
             line, col = self.item_pos[index]
         else:
             line, col = self.line, self.col
         return ConfigError(message, self.file, line, col)
+
+
+def is_mapping(value: Any) -> TypeGuard[LocatedDict]:
+    """``isinstance(value, dict)``, typed for readers of parsed YAML data: every mapping :func:`loads_yaml` builds
+    is a :class:`LocatedDict`, whose ``error`` locates their messages. A plain dict passes as well and reads the
+    same while it holds no problem."""
+    return isinstance(value, dict)
+
+
+def is_list(value: Any) -> TypeGuard[LocatedList]:
+    """``isinstance(value, list)``, typed as the :class:`LocatedList` of parsed YAML data (see :func:`is_mapping`)."""
+    return isinstance(value, list)
 
 
 #: How many values aliases (``*name``) and merge keys (``<<:``) may add to a document beyond the values written

@@ -97,7 +97,8 @@ def city_findings(city: CityMap, agents: Any = None) -> list[Finding]:
 
 
 def _limit(found: list[Finding]) -> list[Finding]:
-    out, seen = [], {}
+    out: list[Finding] = []
+    seen: dict[str, int] = {}
     for f in found:
         seen[f.code] = seen.get(f.code, 0) + 1
         if seen[f.code] <= MAX_PER_CODE:
@@ -148,11 +149,11 @@ def _lane_findings(city: CityMap) -> list[Finding]:
     if len(sccs) > 1:
         main = sccs[0]
         cut = [ln for ln in lanes.lanes if ln.start not in main or ln.end not in main]
-        cells = np.concatenate([np.asarray(_lane_cells(ln)) for ln in cut]) if cut else np.zeros((0, 2), int)
+        cut_cells = np.concatenate([np.asarray(_lane_cells(ln)) for ln in cut]) if cut else np.zeros((0, 2), int)
         out.append(Finding(ERROR, "lane-graph-split",
                            f"the car lane graph is not strongly connected: {len(sccs)} parts; {len(cut)} lanes "
                            "cannot reach (or be reached from) the main network, so some car goals are unreachable",
-                           _cells(cells)))
+                           _cells(cut_cells)))
     return out
 
 

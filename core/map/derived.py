@@ -89,10 +89,8 @@ class CityBuilder:
 
     def __init__(self) -> None:
         self._stage: _StreetStage | None = None
-        self._bkey: np.ndarray | None = None
-        self._buildings: tuple[Building, ...] = ()
-        self._bld: np.ndarray | None = None
-        self._blk: np.ndarray | None = None
+        # the last building result: (building bits of the cells, buildings, building codes, block ids)
+        self._bcache: tuple[np.ndarray, tuple[Building, ...], np.ndarray, np.ndarray] | None = None
         self._bregions: np.ndarray | None = None
         self._centre: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None   # (th, tv, centre lines)
         self.stats = BuildStats()
@@ -112,13 +110,15 @@ class CityBuilder:
         # buildings: codes and ids from the cells; the specification only when a building bit changed
         bpart = cells >> BLD_SHIFT
         # (block ids follow the city blocks: the same buildings in the same block regions give the same result)
-        if self._bkey is not None and self._bkey.shape == bpart.shape and np.array_equal(self._bkey, bpart) \
-                and (stats.street_stage or np.array_equal(self._bregions, stage.regions)):
+        cached = self._bcache
+        if cached is not None and cached[0].shape == bpart.shape and np.array_equal(cached[0], bpart) \
+                and (stats.street_stage or (self._bregions is not None
+                                            and np.array_equal(self._bregions, stage.regions))):
             stats.buildings = True
-            buildings, bld, blk = self._buildings, self._bld, self._blk
+            _, buildings, bld, blk = cached
         else:
             buildings, bld, blk = building_spec(cells, stage.regions)
-            self._bkey, self._buildings, self._bld, self._blk = bpart, buildings, bld, blk
+            self._bcache = (bpart, buildings, bld, blk)
         self._bregions = stage.regions
         streets = tuple(stage.streets_h + stage.streets_v + stage.streets_w)
         h, w = draft.shape
@@ -137,17 +137,18 @@ class CityBuilder:
         return city
 
     def _street_stage(self, walk, th, tv, old: _StreetStage | None, stats: BuildStats) -> _StreetStage:
-        same_shape = old is not None and old.walk.shape == walk.shape
-        if same_shape and np.array_equal(old.th, th):
+        if old is not None and old.walk.shape != walk.shape:
+            old = None   # nothing of another shape is reused
+        if old is not None and np.array_equal(old.th, th):
             streets_h = old.streets_h
         else:
             streets_h = traffic_streets(th, "horizontal")
-        if same_shape and np.array_equal(old.tv, tv):
+        if old is not None and np.array_equal(old.tv, tv):
             streets_v = old.streets_v
         else:
             streets_v = traffic_streets(tv, "vertical")
-        stats.traffic_spec = same_shape and streets_h is old.streets_h and streets_v is old.streets_v
-        if same_shape and np.array_equal(old.walk, walk):
+        stats.traffic_spec = old is not None and streets_h is old.streets_h and streets_v is old.streets_v
+        if old is not None and np.array_equal(old.walk, walk):
             streets_w = old.streets_w
             stats.walking_spec = True
         else:
@@ -167,7 +168,7 @@ class CityBuilder:
         street[mid] = STREET_MIDLANE
         stage = _StreetStage(walk, th, tv, streets_h, streets_v, streets_w, street, mid, inter, tuple(junctions),
                              regions)
-        if same_shape:
+        if old is not None:
             old_graph = old.lane_graph if old.lane_graph is not None else \
                 (old.lane_city.__dict__.get("lane_graph") if old.lane_city is not None else None)
             if old_graph is not None and streets_h is old.streets_h and streets_v is old.streets_v \

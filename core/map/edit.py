@@ -22,7 +22,22 @@ import numpy as np
 from scipy import ndimage
 
 from core.base.codes import BUILDING_CODES
-from core.map.cells import BLD_SHIFT, BLK_SHIFT, HGT_SHIFT, KINDS, PAINT_KINDS, TH, TV, WALK, building_spec, check_kind, kind_of, paint_values, traffic_streets, walking_streets
+from core.map.cells import (
+    BLD_SHIFT,
+    BLK_SHIFT,
+    HGT_SHIFT,
+    KINDS,
+    PAINT_KINDS,
+    TH,
+    TV,
+    WALK,
+    building_spec,
+    check_kind,
+    kind_of,
+    paint_values,
+    traffic_streets,
+    walking_streets,
+)
 from core.map.layers import paint_streets
 from core.map.model import CityMap
 from core.map.spec import Building, Street

@@ -15,7 +15,17 @@ import yaml
 from core.base.codes import BUILDING_CODES
 from core.base.errors import ConfigError
 from core.io.fileio import atomic_write_text
-from core.io.yamlio import LocatedDict, LocatedList, check_format_header, expect, load_yaml, loads_yaml, reject_unknown_keys, yaml_type_name
+from core.io.yamlio import (
+    LocatedDict,
+    LocatedList,
+    check_format_header,
+    expect,
+    is_mapping,
+    load_yaml,
+    loads_yaml,
+    reject_unknown_keys,
+    yaml_type_name,
+)
 from core.map.layers import derive_layers
 from core.map.model import CityMap
 from core.map.spec import Building, Street
@@ -41,7 +51,7 @@ def int_pair(d: LocatedDict, key: str, what: str, *, minimum: int | None = None)
 
 def _mapping_item(items: LocatedList, i: int, what: str) -> LocatedDict:
     item = items[i]
-    if not isinstance(item, dict):
+    if not is_mapping(item):
         raise items.error(f"{what} #{i + 1} must be a mapping, got {yaml_type_name(item)}", i)
     return item
 
@@ -56,7 +66,7 @@ def _plain(x: Any) -> Any:
 
 def map_from_data(data: Any, file: str | None = None, *, default_name: str = "city") -> CityMap:
     """Build and validate a city from parsed YAML data in our format."""
-    if not isinstance(data, dict):
+    if not is_mapping(data):
         raise ConfigError("a city map file must be a mapping with 'size' and 'streets'", file, 1)
     check_format_header(data, _TOP_KEYS, "the city map", "map", FORMAT_VERSION)
     name = expect(data, "name", str, required=False, default=default_name)
@@ -136,8 +146,8 @@ def dumps_map(city: CityMap, header: str | None = None) -> str:
                                     default_flow_style=None, width=10_000).rstrip())
     lines.append("streets:")
     for s in city.streets:
-        item = {"kind": s.kind, "orientation": s.orientation, "at": [s.row, s.col], "length": s.length,
-                "width": s.width}
+        item: dict[str, Any] = {"kind": s.kind, "orientation": s.orientation, "at": [s.row, s.col],
+                                "length": s.length, "width": s.width}
         if s.directions != 2:
             item["directions"] = s.directions
         lines.append(f"- {_flow(item)}")

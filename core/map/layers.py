@@ -125,21 +125,22 @@ def find_junctions(cover: StreetCover) -> tuple[list[Junction], np.ndarray, list
             return int(regions[r, c]) - 1
         return -1
 
-    def core(i: int):
+    def core(i: int) -> tuple[int, int, int, int] | None:
         return cores[i] if i >= 0 else None
 
     for sl in ndimage.find_objects(xlab):
         r0, r1, c0, c1 = sl[0].start, sl[0].stop, sl[1].start, sl[1].stop  # exclusive ends
         mr, mc = r0 + (r1 - r0) // 2, c0 + (c1 - c0) // 2
         ul, ur, dl, dr = region(r0 - 1, c0 - 1), region(r0 - 1, c1), region(r1, c0 - 1), region(r1, c1)
-        up = [k for k in (ul, ur) if core(k) is not None and core(k)[1] < r0]
-        down = [k for k in (dl, dr) if core(k) is not None and core(k)[0] >= r1]
-        left = [k for k in (ul, dl) if core(k) is not None and core(k)[3] < c0]
-        right = [k for k in (ur, dr) if core(k) is not None and core(k)[2] >= c1]
-        top = min((cores[k][1] + 1 for k in up), default=r0)
-        bottom = max((cores[k][0] - 1 for k in down), default=r1 - 1)
-        lft = min((cores[k][3] + 1 for k in left), default=c0)
-        rgt = max((cores[k][2] - 1 for k in right), default=c1 - 1)
+        # the cores of the diagonal regions that lie wholly above / below / left / right of the crossing
+        up = [b for b in map(core, (ul, ur)) if b is not None and b[1] < r0]
+        down = [b for b in map(core, (dl, dr)) if b is not None and b[0] >= r1]
+        left = [b for b in map(core, (ul, dl)) if b is not None and b[3] < c0]
+        right = [b for b in map(core, (ur, dr)) if b is not None and b[2] >= c1]
+        top = min((b[1] + 1 for b in up), default=r0)
+        bottom = max((b[0] - 1 for b in down), default=r1 - 1)
+        lft = min((b[3] + 1 for b in left), default=c0)
+        rgt = max((b[2] - 1 for b in right), default=c1 - 1)
         # An arm has a line when its street continues there with a (different) block region on each side;
         # at least one of them must lie wholly on that side of the crossing to place the line.
         lines = []

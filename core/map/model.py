@@ -18,6 +18,7 @@ import numpy as np
 from core.map.lanes import LaneGraph
 from core.map.spec import Building, Junction, Street
 
+
 @dataclass(eq=False)
 class CityMap:
     """A city: specification plus derived layers (all arrays ``[H, W]`` unless stated).

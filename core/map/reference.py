@@ -16,30 +16,30 @@ from pathlib import Path
 
 from core.base.codes import BUILDING_CODES
 from core.base.errors import ConfigError
-from core.io.yamlio import LocatedDict, LocatedList, expect, load_yaml, loads_yaml, reject_unknown_keys
+from core.io.yamlio import LocatedDict, LocatedList, expect, is_mapping, load_yaml, loads_yaml, reject_unknown_keys
 from core.map.io import int_pair
 from core.map.layers import derive_layers
 from core.map.model import CityMap
-from core.map.spec import Building, Street
+from core.map.spec import Building, Street, StreetKind
 from core.map.validate import Locator, check_city, check_spec
 
 __all__ = ["import_reference_map", "reference_map_from_text"]
 
-_KINDS = {"Traffic Street": "traffic", "Walking Street": "walking"}
+_KINDS: dict[str, StreetKind] = {"Traffic Street": "traffic", "Walking Street": "walking"}
 _DEFAULT_WIDTH = {"traffic": 11, "walking": 5}
 
 
 def _items(data: LocatedDict, key: str) -> LocatedList:
     items = expect(data, key, list, what="the reference map")
     for i, item in enumerate(items):
-        if not isinstance(item, dict):
+        if not is_mapping(item):
             raise items.error(f"{key} entry #{i + 1} must be a mapping", i)
     return items
 
 
 def reference_map_from_data(data, file: str | None, name: str) -> CityMap:
     """Convert parsed reference map data to a validated :class:`CityMap`."""
-    if not isinstance(data, dict):
+    if not is_mapping(data):
         raise ConfigError("a reference map file must be a mapping with 'streets' and 'buildings'", file, 1)
     reject_unknown_keys(data, ("buildings", "streets", "grid_size"), "the reference map")
     streets_data = _items(data, "streets")

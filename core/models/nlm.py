@@ -33,8 +33,10 @@ entity mask. torch is imported by this module: import it lazily (never at studio
 """
 from __future__ import annotations
 
+import functools
 import itertools
-from typing import Sequence
+import operator
+from typing import Sequence, cast
 
 import torch
 from torch import nn
@@ -146,11 +148,11 @@ class NLMLayer(nn.Module):
                 continue
             parts = []
             if r > 0 and self.input_dims[r - 1]:
-                parts.append(expand(inputs[r - 1], n))
+                parts.append(expand(_given(inputs, r - 1), n))
             if self.input_dims[r]:
-                parts.append(inputs[r])
+                parts.append(_given(inputs, r))
             if r < self.breadth and self.input_dims[r + 1]:
-                parts.append(reduce_exists_forall(inputs[r + 1], mask, self.exclude_self))
+                parts.append(reduce_exists_forall(_given(inputs, r + 1), mask, self.exclude_self))
             x = parts[0] if len(parts) == 1 else torch.cat(parts, dim=-1)
             outs.append(self._apply_mlp(r, x))
         return outs
@@ -159,20 +161,29 @@ class NLMLayer(nn.Module):
         """``mlp(permute_arity(x))`` without building the r!-times wider tensor: the first linear layer of the
         concatenation equals the sum over orderings of its weight block applied to ``x`` and then permuted (a
         linear map acts per position), which is exact and several times faster at arity 3."""
-        mlp = self.mlps[r]
+        mlp = cast(nn.Sequential, self.mlps[r])   # an arity with outputs has an MLP (see __init__)
         if r < 2:
             return mlp(x)
-        first: nn.Linear = mlp[0]
+        first = cast(nn.Linear, mlp[0])
         c = x.shape[-1]
-        y = None
-        for k, perm in enumerate(itertools.permutations(range(r))):
+
+        def ordering(k: int, perm: tuple[int, ...]) -> torch.Tensor:
             part = torch.nn.functional.linear(x, first.weight[:, k * c:(k + 1) * c])
-            part = part.permute(0, *[1 + p for p in perm], r + 1)
-            y = part if y is None else y + part
-        y = y + first.bias
+            return part.permute(0, *[1 + p for p in perm], r + 1)
+
+        orderings = itertools.starmap(ordering, enumerate(itertools.permutations(range(r))))
+        y = functools.reduce(operator.add, orderings) + first.bias
         for layer in list(mlp)[1:]:
             y = layer(y)
         return y
+
+
+def _given(inputs: Sequence[torch.Tensor | None], r: int) -> torch.Tensor:
+    """The arity-``r`` input of a layer that has input channels there (so it must be given)."""
+    x = inputs[r]
+    if x is None:
+        raise ValueError(f"the layer reads {r}-ary inputs, but none were given")
+    return x
 
 
 def _factorial(r: int) -> int:

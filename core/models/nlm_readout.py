@@ -16,12 +16,12 @@ checkpoints are unchanged. Supported: machines without ``residual``/``io_residua
 from __future__ import annotations
 
 import itertools
-from typing import Sequence
+from typing import Sequence, cast
 
 import torch
 from torch import nn
 
-from core.models.nlm import LogicMachine
+from core.models.nlm import LogicMachine, NLMLayer
 
 __all__ = ["Readout", "ObservationSplit"]
 
@@ -44,6 +44,8 @@ class Readout(nn.Module):
     predicates. Returns ``[B, len(index), C]``. Built for one machine shape and one entity count ``n``.
     """
 
+    out_index: torch.Tensor   # buffers, registered in __init__ (so are the plan's index buffers, named there)
+
     def __init__(self, machine: LogicMachine, n: int, arity: int = 1,
                  index: Sequence[Tuple] = ((0,),)) -> None:
         super().__init__()
@@ -53,7 +55,7 @@ class Readout(nn.Module):
         index = [tuple(int(i) for i in t) for t in index]
         if any(len(t) != arity or not all(0 <= i < n for i in t) for t in index):
             raise ValueError(f"read-out index tuples must have {arity} entries in 0..{n - 1}: {index}")
-        layers = list(machine.layers)
+        layers = [cast(NLMLayer, layer) for layer in machine.layers]   # an nn.ModuleList types its items as Module
         if layers[-1].output_dims[arity] == 0:
             raise ValueError(f"the machine's last layer has no arity-{arity} output")
         self.depth = len(layers)
@@ -149,20 +151,22 @@ class Readout(nn.Module):
         b = next(iter(f.values())).shape[1]
         maskf = None if mask_t is None else mask_t.to(next(iter(f.values())).dtype).reshape(1, self.n, b, 1)
         for L, steps in enumerate(self._plan):
-            mlps = machine.layers[L].mlps
+            mlps = cast(NLMLayer, machine.layers[L]).mlps
             new: dict[int, torch.Tensor] = {}
             for r, m, p, parts in steps:
                 pieces = []
                 for kind, r_in, name in parts:
                     v = f[r_in]
-                    if kind == "reduce":
+                    if name is None:   # an identity gather
+                        pieces.append(v)
+                    elif kind == "reduce":
                         pieces.append(self._reduce(name, v, maskf, b, m * p))
                     else:
-                        pieces.append(v if name is None else v.index_select(0, getattr(self, name)))
+                        pieces.append(v.index_select(0, getattr(self, name)))
                 x = pieces[0] if len(pieces) == 1 else torch.cat(pieces, dim=-1)
                 if p > 1:   # rows are (tuple, ordering): put the orderings' channels side by side
                     x = x.reshape(m, p, b, x.shape[-1]).transpose(1, 2).reshape(m, b, p * x.shape[-1])
-                new[r] = _mlp(mlps[r], x)
+                new[r] = _mlp(cast(nn.Sequential, mlps[r]), x)   # a planned arity has outputs, so an MLP
             f = new
         return f[self.arity].index_select(0, self.out_index)
 
@@ -195,6 +199,10 @@ class ObservationSplit(nn.Module):
     """SPF observation vectors ``[B, D]`` → the tuple-major inputs of :meth:`Readout.forward_flat` (unary
     ``[N, B, U]``, binary ``[N·N, B, Bn]``) and the entity mask ``[N, B]``, by two row gathers: the same tensors as
     :func:`core.models.nlm.split_observation`, laid out for the read-out. ``blocks``: (offset, arity) per predicate."""
+
+    uidx: torch.Tensor   # buffers, registered in __init__
+    bidx: torch.Tensor
+    ego: torch.Tensor
 
     def __init__(self, blocks: Sequence[tuple[int, int]], n: int) -> None:
         super().__init__()

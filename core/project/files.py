@@ -214,7 +214,7 @@ def used_files(root: str | Path, on_problem: Any = None) -> tuple[set[str], bool
 
     def take(container: Any, key: Any, rel: Any, base: str | None, what: str) -> str | None:
         name, problem = entry_problem(root, rel, base)
-        if problem is not None:
+        if name is None:   # then problem says why
             if on_problem is not None:
                 on_problem(container, key, f"{what} {rel!r} {problem}" if isinstance(rel, str) else
                            f"{what} {problem}")

@@ -12,11 +12,36 @@ from typing import Any
 
 from core.base.errors import ConfigError, EpisodeFileError, LogiCityError
 from core.base.world import KNOWN_CONCEPTS
-from core.io.yamlio import expect, load_yaml, reject_unknown_keys, yaml_type_name
-from core.project.files import (MANIFEST, MODE_FILE_KEYS, clean_leftovers, entry_problem, file_problem, normalise,
-                                used_files)
-from core.project.model import (BREAKPOINT_KEYS, EPISODE_KEYS, FORMAT_NAME, FORMAT_VERSION, PROVENANCE_KEYS,
-                                STUDIO_KEYS, EpisodeEntry, Project, plain_data)
+from core.io.yamlio import (
+    LocatedDict,
+    LocatedList,
+    expect,
+    is_list,
+    is_mapping,
+    load_yaml,
+    reject_unknown_keys,
+    yaml_type_name,
+)
+from core.project.files import (
+    MANIFEST,
+    MODE_FILE_KEYS,
+    clean_leftovers,
+    entry_problem,
+    file_problem,
+    normalise,
+    used_files,
+)
+from core.project.model import (
+    BREAKPOINT_KEYS,
+    EPISODE_KEYS,
+    FORMAT_NAME,
+    FORMAT_VERSION,
+    PROVENANCE_KEYS,
+    STUDIO_KEYS,
+    EpisodeEntry,
+    Project,
+    plain_data,
+)
 from core.sim.breakpoints import MODES, TYPES, Breakpoint
 from core.sim.config import load_mode
 from core.sim.episode import Episode, load_episode
@@ -79,7 +104,7 @@ def _check_mode_files(root: Path, mode_rel: str) -> None:
     """The data files a project's mode file names must be inside the project folder (docs/projects.md): a mode
     naming ``../elsewhere/map.yaml`` is refused instead of being loaded and silently copied in by the next save."""
     m = load_yaml(root / mode_rel)
-    if not isinstance(m, dict):
+    if not is_mapping(m):
         return   # load_mode reports it
     for key in MODE_FILE_KEYS:
         value = m.get(key)
@@ -104,7 +129,7 @@ def load_project(path: str | Path) -> Project:
     root = manifest.parent
     clean_leftovers(root)   # what interrupted saves left (only files proven to be the studio's own leftovers)
     d = load_yaml(manifest)
-    if not isinstance(d, dict):
+    if not is_mapping(d):
         raise ConfigError("project.yaml must be a mapping", manifest, 1)
     fmt = d.get("format")
     if fmt != FORMAT_NAME:
@@ -129,8 +154,8 @@ def load_project(path: str | Path) -> Project:
     if not isinstance(eps, list):
         raise d.error("episodes must be a list", "episodes")
     for i, item in enumerate(eps):
-        if not isinstance(item, dict):
-            raise eps.error(f"episode #{i + 1} must be a mapping", i) if hasattr(eps, "error") else \
+        if not is_mapping(item):
+            raise eps.error(f"episode #{i + 1} must be a mapping", i) if isinstance(eps, LocatedList) else \
                 d.error("episodes must hold mappings", "episodes")
         reject_unknown_keys(item, EPISODE_KEYS, f"episode #{i + 1}", listed="known")
         file = expect(item, "file", str)
@@ -151,7 +176,7 @@ def load_project(path: str | Path) -> Project:
     studio = d.get("studio")
     if studio is None:
         studio = {}
-    elif not isinstance(studio, dict):
+    elif not is_mapping(studio):
         raise d.error(f"studio must be a mapping, got {yaml_type_name(studio)}", "studio")
     config = load_mode(mode_path)
     _check_studio(studio, config)
@@ -171,7 +196,7 @@ def _entry_provenance(item: Any) -> dict | None:
     prov = item.get("provenance")
     if prov is None:
         return None
-    if not isinstance(prov, dict):
+    if not is_mapping(prov):
         raise item.error("provenance must be a mapping {city: <sha256>, agents: <sha256>}", "provenance")
     reject_unknown_keys(prov, PROVENANCE_KEYS, "provenance", listed="known")
     out = {}
@@ -181,7 +206,7 @@ def _entry_provenance(item: Any) -> dict | None:
             continue
         if not isinstance(value, str) or len(value) != 64 or any(c not in "0123456789abcdef" for c in value):
             raise prov.error(f"provenance {key} must be a SHA-256 hex digest (64 characters 0-9a-f), got "
-                             f"{value!r:.80}", key) if hasattr(prov, "error") else \
+                             f"{value!r:.80}", key) if isinstance(prov, LocatedDict) else \
                 item.error(f"provenance {key} must be a SHA-256 hex digest", "provenance")
         out[key] = value
     return out or None
@@ -189,7 +214,7 @@ def _entry_provenance(item: Any) -> dict | None:
 
 def _check_studio(studio: Any, config: Any) -> None:
     """Validate the ``studio:`` view state against the project's agents; errors name file, line and problem."""
-    if not isinstance(studio, dict) or not studio:
+    if not is_mapping(studio) or not studio:
         return
     reject_unknown_keys(studio, STUDIO_KEYS, "studio", listed="known")
     table = config.agents.table()
@@ -217,11 +242,11 @@ def _check_studio(studio: Any, config: Any) -> None:
     bps = studio.get("breakpoints")
     if bps is None:
         return
-    if not isinstance(bps, list):
+    if not is_list(bps):
         raise studio.error(f"breakpoints must be a list, got {yaml_type_name(bps)}", "breakpoints")
     for i, b in enumerate(bps):
         where = f"breakpoint #{i + 1}"
-        if not isinstance(b, dict):
+        if not is_mapping(b):
             raise bps.error(f"{where} must be a mapping like {{kind: step, step: 10}}, got {yaml_type_name(b)}", i)
         reject_unknown_keys(b, BREAKPOINT_KEYS, where, listed="known")
         expect(b, "kind", str, what=where)

@@ -72,6 +72,8 @@ class Project:
     current_episode: int | None = None
     studio: dict[str, Any] = field(default_factory=dict)
     parts: dict[str, str] = field(default_factory=dict)   # role -> file name inside root (after load/save)
+    # messages for the user about how the project was opened (not saved; shown once the simulation is ready)
+    notes: list[str] = field(default_factory=list, compare=False, repr=False)
 
     @property
     def manifest_path(self) -> Path | None:
@@ -85,7 +87,9 @@ class Project:
 
 def new_project(config: Any, name: str | None = None, seed: int = 0) -> Project:
     """An unsaved project around a loaded configuration (e.g. a mode file)."""
-    return Project(config=config, name=name or getattr(config, "name", "untitled"), seed=int(seed))
+    if not name:
+        name = getattr(config, "name", "untitled")
+    return Project(config=config, name=name, seed=int(seed))
 
 
 def episode_entry_for(file: str, name: str, episode: Any, seed: int) -> EpisodeEntry:

@@ -13,6 +13,7 @@ left behind.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import shutil
@@ -25,11 +26,28 @@ from core.agents.io import dumps_agent_set, loads_agent_set
 from core.base.errors import ConfigError, LogiCityError
 from core.io.fileio import atomic_write_bytes, atomic_writer
 from core.map.io import dumps_map
-from core.project.files import (EPISODE_DIR, MANIFEST, begin_save, clean_leftovers, end_save, file_problem, normalise,
-                                unlink_inside)
+from core.project.files import (
+    EPISODE_DIR,
+    MANIFEST,
+    begin_save,
+    clean_leftovers,
+    end_save,
+    file_problem,
+    normalise,
+    unlink_inside,
+)
 from core.project.load import manifest_name, replaced_files
-from core.project.model import (FORMAT_NAME, FORMAT_VERSION, PART_NAMES, PROVENANCE_KEYS, SPLIT_ROLES, EpisodeEntry,
-                                Project, episode_entry_for, plain_data)
+from core.project.model import (
+    FORMAT_NAME,
+    FORMAT_VERSION,
+    PART_NAMES,
+    PROVENANCE_KEYS,
+    SPLIT_ROLES,
+    EpisodeEntry,
+    Project,
+    episode_entry_for,
+    plain_data,
+)
 
 
 def split_roles(config: Any) -> list[str]:
@@ -150,7 +168,7 @@ def _plan_part(root: Path, role: str, data: bytes, current: str | None, taken: s
     name = default if (default not in taken and file_digest(root / default) == content_digest(data)) else \
         fresh_name(root, default, taken)
     if file_digest(root / name) != content_digest(data):
-        writes.append((name, lambda path, data=data: atomic_write_bytes(path, data)))
+        writes.append((name, functools.partial(atomic_write_bytes, data=data)))
     taken.add(name)
     return name
 
@@ -235,13 +253,13 @@ def save_project(project: Project, root: str | Path | None = None, episode: Any 
             src = Path(project.root) / e.file
             e.file = f"{EPISODE_DIR}/" + fresh_name(root / EPISODE_DIR, Path(e.file).name,
                                                       {Path(t).name for t in taken})
-            writes.append((e.file, lambda path, src=src: _copy_file(src, path)))
+            writes.append((e.file, functools.partial(_copy_file, src)))
             taken.add(e.file)
     current = project.current_episode
     for name, kept_episode in kept:      # before the current one, which keeps its index (or is appended after)
         kname = f"{EPISODE_DIR}/" + fresh_name(root / EPISODE_DIR, f"{_slug(name)}.npz",
                                                 {Path(t).name for t in taken})
-        writes.append((kname, lambda path, ep=kept_episode: ep.save(path)))
+        writes.append((kname, kept_episode.save))
         taken.add(kname)
         entries.append(episode_entry_for(kname, name, kept_episode, project.seed))
     if episode is not None:
@@ -269,8 +287,8 @@ def save_project(project: Project, root: str | Path | None = None, episode: Any 
     now_used = set(parts.values()) | {e.file for e in entries}
     _refuse_bad_names(root, {**{f: f"the {role} file" for role, f in parts.items()},
                              **{e.file: f"episode file of {e.name!r}" for e in entries}}, "cannot save")
-    kept = {normalise(u).casefold() for u in now_used}   # casefolded: on a case-insensitive disk Map.yaml is map.yaml
-    obsolete = {f for f in old_files if normalise(f).casefold() not in kept}
+    in_use = {normalise(u).casefold() for u in now_used}   # casefolded: on a case-insensitive disk Map.yaml is map.yaml
+    obsolete = {f for f in old_files if normalise(f).casefold() not in in_use}
 
     # write: journal, new files, then the manifest (the commit)
     created = [name for name, _ in writes]

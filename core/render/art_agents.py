@@ -11,7 +11,6 @@ from PIL import Image
 
 from core.render.art_pen import RGB, Pen, finish_agent, shade
 
-
 # ----------------------------------------------------------------------------------------------- cars -----
 CAR_W, CAR_H, BUS_H = 96, 168, 240
 

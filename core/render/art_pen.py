@@ -6,7 +6,7 @@ are periodic so street tiles are seamless.
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import Callable, Iterator, Sequence
+from typing import Iterator, Protocol, Sequence
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter
@@ -18,6 +18,12 @@ TILE = 160
 
 RGB = tuple[int, int, int]
 RGBA = tuple[int, int, int, int]
+
+
+class Shape(Protocol):
+    """What :meth:`Pen.wrap` draws: ``shape(dx, dy)`` at an offset (a lambda may bind more, as defaults)."""
+
+    def __call__(self, dx: float, dy: float, /) -> None: ...
 
 
 # ---------------------------------------------------------------------------------------------- helpers -----
@@ -99,7 +105,7 @@ class Pen:
             layer, self.img, self.d = self.img, base, base_d
             self.img.alpha_composite(layer)
 
-    def wrap(self, fn: Callable[[float, float], None]) -> None:
+    def wrap(self, fn: Shape) -> None:
         """Call ``fn(dx, dy)`` for the 9 periodic copies, so shapes crossing an edge re-enter opposite (tiles)."""
         for dy in (-self.h, 0, self.h):
             for dx in (-self.w, 0, self.w):

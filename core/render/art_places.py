@@ -185,11 +185,11 @@ def draw_office(v: int) -> Image.Image:
     elif v == 1:  # concrete roof with helipad
         pen.rect(box, (112, 118, 128), (50, 52, 60), 3)
         pen.rect((x0 + 6, y0 + 6, x1 - 6, y1 - 6), None, (150, 156, 166), 2)
-        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-        pen.circle(cx, cy, 44, (60, 64, 72), (250, 210, 40), 4)
-        pen.rect((cx - 20, cy - 22, cx - 12, cy + 22), (250, 250, 250))
-        pen.rect((cx + 12, cy - 22, cx + 20, cy + 22), (250, 250, 250))
-        pen.rect((cx - 12, cy - 4, cx + 12, cy + 4), (250, 250, 250))
+        hx, hy = (x0 + x1) / 2, (y0 + y1) / 2   # the helipad's centre
+        pen.circle(hx, hy, 44, (60, 64, 72), (250, 210, 40), 4)
+        pen.rect((hx - 20, hy - 22, hx - 12, hy + 22), (250, 250, 250))
+        pen.rect((hx + 12, hy - 22, hx + 20, hy + 22), (250, 250, 250))
+        pen.rect((hx - 12, hy - 4, hx + 12, hy + 4), (250, 250, 250))
     else:  # stepped teal tower with roof garden
         pen.rect(box, (30, 110, 120), (20, 40, 44), 3)
         pen.rect((30, 28, 122, 120), (50, 140, 150), (20, 60, 66), 2)
@@ -248,9 +248,9 @@ def draw_store(v: int) -> Image.Image:
     n = 10
     for k in range(n):
         c = stripes[k % 2]
-        x = 6 + k * 148 / n
-        pen.poly([(x, 112), (x + 148 / n, 112), (x + 148 / n, 134), (x, 134)], c)
-        pen.poly([(x, 134), (x + 148 / n, 134), (x + 148 / (2 * n), 140)], shade(c, 0.85))
+        sx = 6 + k * 148 / n   # the stripe's left edge
+        pen.poly([(sx, 112), (sx + 148 / n, 112), (sx + 148 / n, 134), (sx, 134)], c)
+        pen.poly([(sx, 134), (sx + 148 / n, 134), (sx + 148 / (2 * n), 140)], shade(c, 0.85))
     pen.line([(6, 112), (154, 112)], shade(stripes[0], 0.5), 1.5, round_caps=False)
     for x in (30, 130):  # planters
         _tree(pen, x, 150, 6, (70, 140, 60))

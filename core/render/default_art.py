@@ -24,9 +24,27 @@ from typing import Callable, Sequence
 from PIL import Image
 
 from core.base.paths import RESOURCES
-from core.render.art_agents import draw_ambulance, draw_bus, draw_car, draw_old, draw_pedestrian, draw_police, draw_reckless, draw_tiro, draw_young
-from core.render.art_places import (draw_crossing, draw_garage, draw_gas_station, draw_house, draw_office, draw_store,
-                                    draw_traffic_street, draw_walking_street)
+from core.render.art_agents import (
+    draw_ambulance,
+    draw_bus,
+    draw_car,
+    draw_old,
+    draw_pedestrian,
+    draw_police,
+    draw_reckless,
+    draw_tiro,
+    draw_young,
+)
+from core.render.art_places import (
+    draw_crossing,
+    draw_garage,
+    draw_gas_station,
+    draw_house,
+    draw_office,
+    draw_store,
+    draw_traffic_street,
+    draw_walking_street,
+)
 from core.render.semantics import SEMANTICS
 
 #: Where the default art is shipped (``resources/icons``): written by :func:`main`, read by

@@ -19,6 +19,7 @@ first copied to ``<stem>.json.broken`` so nothing of it is lost.
 """
 from __future__ import annotations
 
+import builtins
 import json
 import os
 import re
@@ -198,7 +199,7 @@ class IconLibrary:
                     out.append(rec)
         return out
 
-    def accepted(self, semantic: str) -> list[IconRecord]:
+    def accepted(self, semantic: str) -> builtins.list[IconRecord]:   # ``list`` here is the method above
         return self.list(semantic, "accepted")
 
     def get(self, icon_id: str) -> IconRecord:

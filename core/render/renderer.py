@@ -1,9 +1,9 @@
 """Frame renderer: static city + agent icons → RGB image, plus each agent's box in image coordinates.
 
 Why this shape: the static map is composed once per (map, icon set, scale) and cached; a frame only copies the
-cached background (or a crop of it) and alpha-blends a few dozen small, pre-scaled, pre-rotated sprites, which
-keeps a 1024² frame in a few milliseconds on a CPU. Boxes come from the same placement computation, so the VAP
-labels always match the pixels.
+cached background (or a crop of it) and alpha-blends a few dozen small, pre-scaled, pre-rotated sprites, so a
+frame costs one copy and those blends however large the map. Boxes come from the same placement computation, so
+the VAP labels always match the pixels.
 
 Conventions (docs/reference.md#rendering, deviations in docs/rendering.md):
 
@@ -197,7 +197,8 @@ class Renderer:
             bx1, by1, bx2, by2 = x - ox, y - oy, x - ox + sprite.w, y - oy + sprite.h
             if bx2 > 0 and by2 > 0 and bx1 < img.shape[1] and by1 < img.shape[0]:
                 boxes[i] = (bx1, by1, bx2, by2)
-        return Frame(img, boxes, int(snapshot.step), tuple(int(v) for v in crop), p, placements)
+        row0, col0, rows, cols = (int(v) for v in crop)
+        return Frame(img, boxes, int(snapshot.step), (row0, col0, rows, cols), p, placements)
 
     def sprite_rgba(self, semantic: str, variant: int, heading: int) -> np.ndarray:
         """An agent icon scaled and oriented as the renderer draws it (for the map view's sprites)."""

@@ -19,8 +19,19 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Callable, Iterable, Mapping
 
-from core.agents.edit import (Cell, add_agent, agent_problems, delete_agents, drop_agents, duplicate_agents,
-                              edit_agents, generate_composition, move_agents, reorder_agents, set_cells)
+from core.agents.edit import (
+    Cell,
+    add_agent,
+    agent_problems,
+    delete_agents,
+    drop_agents,
+    duplicate_agents,
+    edit_agents,
+    generate_composition,
+    move_agents,
+    reorder_agents,
+    set_cells,
+)
 from core.agents.io import load_agent_set
 from core.agents.spec import AgentSet
 from core.base.codes import Kind

@@ -74,7 +74,11 @@ class ApplyEdits(Command):
             target.set_cursor(self.step)
             self.launch(None, before)
             return
-        config = target.project.config if self.mode == RESTART else self.config
+        if self.mode == RESTART:
+            assert target.project is not None   # refusal() keeps Apply from running without a project
+            config = target.project.config
+        else:
+            config = self.config
         if self.mode == NEW_RECORDING:
             kept = target.keep_recording(f"before branch at step {self.step}") if target.num_steps else None
             config.extra[BRANCH_KEY].pop("episode", None)

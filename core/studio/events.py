@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +33,10 @@ class Event:
         self.type = type
         self.source = source
         self.__dict__.update(fields)
+
+    if TYPE_CHECKING:
+        def __getattr__(self, name: str) -> Any:
+            """The keyword fields given to ``emit`` (``value`` and others), whatever the event carries."""
 
     def __repr__(self) -> str:
         fields = {k: v for k, v in self.__dict__.items() if k not in ("type", "source")}

@@ -54,7 +54,9 @@ def branch_rules_in_place(session: Any, k: int, config: Any) -> int:
     the module docstring); returns the step branched at. ``session.project.config`` must still be the config
     that made the recording."""
     history, old = session.history, session.project.config
-    agents_too = apply_status(session).agents_changed    # only concepts/priorities (branch_problem)
+    status = apply_status(session)
+    assert status is not None   # the session has a project (its config was read above)
+    agents_too = status.agents_changed    # only concepts/priorities (branch_problem)
     k = int(min(max(k, 0), session.num_steps))
     meta = history.meta
     entries = segments(meta) or [segment_entry(0, 0, old.program, old.rule_section)]

@@ -29,7 +29,7 @@ from core.io.yamlio import dump_yaml, loads_yaml
 from core.logic.lang.ontology import Ontology, ontology_from_data
 from core.logic.lang.program import parse_rules
 from core.logic.lang.registry import REGISTRY
-from core.studio.events import EmitterGroup
+from core.studio.events import EmitterGroup, EventEmitter
 from core.studio.stack import Command
 
 __all__ = ["RuleDocument", "RuleWorkspace", "EditRuleText", "AddConceptPredicate", "RemovePredicate",
@@ -78,13 +78,23 @@ class RuleDocument:
     text: str
 
 
+class WorkspaceEvents(EmitterGroup):
+    """The events of a :class:`RuleWorkspace` (one emitter per annotated name)."""
+
+    text: EventEmitter
+    ontology: EventEmitter
+
+    def __init__(self, source: Any) -> None:
+        super().__init__(source, *WorkspaceEvents.__annotations__)
+
+
 class RuleWorkspace:
     """The rule editor's documents and the edited ontology. Events (``workspace.events.<name>``): ``text``
     (``key``, ``value`` = new text, ``command`` = the command or None), ``ontology`` (``value`` = the new
     :class:`Ontology`)."""
 
     def __init__(self, documents: list[RuleDocument], ontology: Ontology, section: str | None = None) -> None:
-        self.events = EmitterGroup(self, "text", "ontology")
+        self.events = WorkspaceEvents(self)
         self.documents = {d.key: d for d in documents}
         self.ontology = ontology
         self.ontology_changed = False

@@ -41,10 +41,11 @@ from core.project.model import Project, new_project
 from core.project.save import save_project
 from core.sim.config import load_mode
 from core.sim.episode import EpisodeBuffer, EpisodeView
-from core.sim.events import Breakpoint, Event as MarkerEvent, MarkerIndex
+from core.sim.events import Breakpoint, MarkerIndex
+from core.sim.events import Event as MarkerEvent
 from core.sim.frames import StepFrame, apply_frame, copy_episode
 from core.studio.episode_file import is_episode_file, load_episode_file
-from core.studio.events import EmitterGroup
+from core.studio.events import EmitterGroup, EventEmitter
 from core.studio.stack import Command, CommandStack
 from core.view.colouring import DEFAULT_SCHEME, colour_schemes, scheme_problem
 
@@ -82,7 +83,7 @@ def load_target(path: str | Path) -> tuple[Project, EpisodeView | None]:
                     f"ones (edited before Apply); it stays in the project folder and the agents are simulated anew")
             log.warning("%s: %s", exc.location(), exc.message)
             project.current_episode = None
-            project.notes = [note]     # shown once the simulation is ready (app/features/agent_editor/controller.py)
+            project.notes = [note]     # shown by app/features/agent_editor/controller.py
             return project, None
     if is_episode_file(p):
         return load_episode_file(p)
@@ -107,14 +108,35 @@ class Recording:
     changed: bool
 
 
+class SessionEvents(EmitterGroup):
+    """The events of a :class:`Session` (one emitter per annotated name; the module docstring says what each
+    carries)."""
+
+    project: EventEmitter
+    history: EventEmitter
+    recorded: EventEmitter
+    truncated: EventEmitter
+    cursor: EventEmitter
+    selection: EventEmitter
+    markers: EventEmitter
+    view: EventEmitter
+    breakpoints: EventEmitter
+    interventions: EventEmitter
+    modified: EventEmitter
+    saved: EventEmitter
+    message: EventEmitter
+    agents: EventEmitter     # an agent set was edited (value = its tab; core/studio/agent_sets.py)
+    restored: EventEmitter   # undo/redo of Apply put a recording back (core/studio/apply_command.py)
+
+    def __init__(self, source: Any) -> None:
+        super().__init__(source, *SessionEvents.__annotations__)
+
+
 class Session:
     """See the module docstring. GUI-thread only (like any model its views read without locks)."""
 
     def __init__(self) -> None:
-        self.events = EmitterGroup(self, "project", "history", "recorded", "truncated", "cursor", "selection",
-                                   "markers", "view", "breakpoints", "interventions", "modified", "saved", "message",
-                                   "agents",   # an agent set was edited (value = its tab; core/studio/agent_sets.py)
-                                   "restored")  # undo/redo of Apply put a recording back (core/studio/apply_command.py)
+        self.events = SessionEvents(self)
         self.project: Project | None = None
         self.history: EpisodeBuffer | None = None
         self.cursor = 0

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.studio.events import EmitterGroup
+from core.studio.events import EmitterGroup, EventEmitter
 
 
 class Command:
@@ -45,6 +45,19 @@ class Command:
         return None
 
 
+class StackEvents(EmitterGroup):
+    """The events of a :class:`CommandStack` (one emitter per annotated name)."""
+
+    pushed: EventEmitter
+    index: EventEmitter
+    clean: EventEmitter
+    refused: EventEmitter
+    cleared: EventEmitter
+
+    def __init__(self, source: Any) -> None:
+        super().__init__(source, *StackEvents.__annotations__)
+
+
 class CommandStack:
     """Commands done on ``target`` (the session). Events (``stack.events.<name>``):
 
@@ -57,7 +70,7 @@ class CommandStack:
 
     def __init__(self, target: Any) -> None:
         self.target = target
-        self.events = EmitterGroup(self, "pushed", "index", "clean", "refused", "cleared")
+        self.events = StackEvents(self)
         self._commands: list[Command] = []
         self._index = 0
         self._clean = 0          # -1: the clean state is unreachable

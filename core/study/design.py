@@ -24,7 +24,7 @@ import numpy as np
 
 from core.base.errors import ConfigError
 from core.io.fileio import atomic_write_bytes, atomic_write_text
-from core.io.yamlio import dump_yaml, expect, load_yaml, reject_unknown_keys
+from core.io.yamlio import dump_yaml, expect, is_mapping, load_yaml, reject_unknown_keys
 from core.study.describe import TEMPLATE_VERSION, SceneFacts, describe
 from core.study.images import FRAME_RGB, render_images
 from core.study.source import ACTION_LETTERS, ACTION_WORDS, Candidate, SimulatedSource, concept_filter
@@ -333,7 +333,7 @@ def load_study(path: str | Path) -> Study:
     if not yml.is_file():
         raise ConfigError(f"no {STUDY_FILE} in this folder", folder)
     d = load_yaml(yml)
-    if not isinstance(d, dict) or d.get("format") != FORMAT:
+    if not is_mapping(d) or d.get("format") != FORMAT:
         raise ConfigError(f"not a study file (expected 'format: {FORMAT}')", yml, 1)
     reject_unknown_keys(d, ("format", "version", "name", "created", "source", "sampling", "modality", "training",
                             "practice", "order", "time_limit_s", "hardness", "instructions", "consent", "bank"))

@@ -202,7 +202,7 @@ def answers_of(records: Iterable[dict[str, Any]], phase: str = "test") -> dict[s
 
 def _read_all(fd: int) -> bytes:
     os.lseek(fd, 0, os.SEEK_SET)
-    chunks = []
+    chunks: list[bytes] = []
     while True:
         b = os.read(fd, 1 << 20)
         if not b:

@@ -7,7 +7,7 @@ numpy) rather than pulling in statsmodels for one formula; the unit test checks 
 """
 from __future__ import annotations
 
-from typing import Hashable, Mapping, Sequence
+from typing import Hashable, Mapping, Sequence, TypeVar
 
 import numpy as np
 
@@ -33,8 +33,11 @@ def fleiss_kappa(counts: np.ndarray | Sequence[Sequence[int]]) -> float:
     return float((p_bar - p_e) / (1 - p_e))
 
 
-def counts_table(ratings: Mapping[str, Mapping[Hashable, Hashable]], categories: Sequence[Hashable]
-                 ) -> tuple[np.ndarray, list[Hashable]]:
+Item = TypeVar("Item", bound=Hashable)
+
+
+def counts_table(ratings: Mapping[str, Mapping[Item, Hashable]], categories: Sequence[Hashable]
+                 ) -> tuple[np.ndarray, list[Item]]:
     """Items × categories counts from ``rater -> item -> category``, over the items every rater answered with one
     of ``categories``; returns (table, items)."""
     raters = list(ratings.values())

@@ -20,7 +20,7 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, cast
 
 from core.base.errors import LogiCityError
 from core.base.torchvision_compat import import_torchvision
@@ -225,7 +225,8 @@ class TransformersModel:
                 return "ABCD"[int(torch.argmax(logits[self.letter_ids]))]
             pad = self.tok.pad_token_id if self.tok.pad_token_id is not None else self.tok.eos_token_id
             out = self.model.generate(**enc, max_new_tokens=self.max_tokens, do_sample=False, pad_token_id=pad)
-        return self.tok.decode(out[0, enc["input_ids"].shape[1]:], skip_special_tokens=True)
+        # one sequence decodes to one string (a batch would give a list)
+        return cast(str, self.tok.decode(out[0, enc["input_ids"].shape[1]:], skip_special_tokens=True))
 
 
 def run_backend(study: Study, ask: Callable[[str], str], name: str, opts: RunOptions, *,

@@ -175,9 +175,9 @@ def build_report(study: Study, raters: list[Rater] | None = None) -> StudyReport
     scores = [score(study, r.name, r.kind, r.answers) for r in raters]
     humans = [s for s in scores if s.kind == "human"]
     if humans:
-        pooled = Score("Humans (pooled)", "pooled", sum(s.correct for s in humans), sum(s.total for s in humans),
-                       sum(s.confusion for s in humans), sum(s.none for s in humans),
-                       [x for s in humans for x in s.rts])
+        pooled = Score("Humans (pooled)", "pooled", np.sum([s.correct for s in humans], axis=0),
+                       np.sum([s.total for s in humans], axis=0), np.sum([s.confusion for s in humans], axis=0),
+                       sum(s.none for s in humans), [x for s in humans for x in s.rts])
         scores.append(pooled)
     # kappa over the raters who finished (answered every test question); a session still running or abandoned
     # would otherwise shrink the common questions to the few it reached

@@ -17,7 +17,9 @@ EP_VAL = str(ROOT / "configs" / "spf_episodes" / "easy" / "val.npz")
 @pytest.fixture
 def no_work(monkeypatch):
     """Make every long computation fail loudly: the checks under test must stop the command before it."""
-    from core.tasks.spf import demos as spf_demos, evaluate as spf_eval, make_episodes as spf_make_episodes
+    from core.tasks.spf import demos as spf_demos
+    from core.tasks.spf import evaluate as spf_eval
+    from core.tasks.spf import make_episodes as spf_make_episodes
 
     def boom(*a, **k):
         raise AssertionError("work started before the arguments were checked")

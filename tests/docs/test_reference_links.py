@@ -2,8 +2,8 @@
 do not have; they cite docs/reference.md, and every anchor of it they cite ("docs/reference.md" + "#section") is a
 heading there.
 
-Why a test: the code used to cite numbered sections of notes kept outside the repository. The facts now live in
-docs/reference.md; this keeps new citations pointing at it and keeps its anchors from rotting when a heading
+Why a test: a citation of notes outside the repository points readers at text they cannot open. The facts live
+in docs/reference.md; this keeps new citations pointing at it and keeps its anchors from rotting when a heading
 is renamed.
 """
 from __future__ import annotations
@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.paths import ROOT
+
 REFERENCE = ROOT / "docs" / "reference.md"
 
 #: Text files that hold code comments, docstrings, documentation or configuration.

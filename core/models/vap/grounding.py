@@ -28,6 +28,9 @@ _IMAGENET_STD = (0.229, 0.224, 0.225)
 
 
 class GroundingNet(nn.Module):
+    mean: torch.Tensor   # buffers, registered in __init__
+    std: torch.Tensor
+
     def __init__(self, cfg: VapModelConfig) -> None:
         super().__init__()
         tv = import_torchvision()
@@ -36,9 +39,10 @@ class GroundingNet(nn.Module):
         if cfg.weights:
             load_backbone_weights(resnet, cfg.weights)
         self.stem = nn.Sequential(resnet.conv1, resnet.bn1, resnet.relu, resnet.maxpool)
-        self.stages = nn.ModuleList([resnet.layer1, resnet.layer2, resnet.layer3, resnet.layer4])
+        stages = [resnet.layer1, resnet.layer2, resnet.layer3, resnet.layer4]
+        self.stages = nn.ModuleList(stages)
         widths = [s[-1].conv3.out_channels if hasattr(s[-1], "conv3") else s[-1].conv2.out_channels
-                  for s in self.stages]
+                  for s in stages]
         self.fpn = tv.ops.FeaturePyramidNetwork(widths, cfg.fpn_channels)
         self._roi_align = _eager_roi_align()
         self.register_buffer("mean", torch.tensor(_IMAGENET_MEAN).view(1, 3, 1, 1), persistent=False)

@@ -61,7 +61,7 @@ class GNNReasoner(nn.Module):
         x = torch.cat(unary)
         dst, src, offs = _edges(sees)
         feats = []
-        for bmat, s, off in zip(binary, sees, offs):
+        for bmat, s, _ in zip(binary, sees, offs):
             m = s.clone()
             m.fill_diagonal_(False)
             i, j = torch.nonzero(m, as_tuple=True)

@@ -166,6 +166,11 @@ def branch_problem(config: Any, history: Any, k: int, ego: int | None) -> str | 
     return None
 
 
+def _cell(positions: np.ndarray, i: int) -> tuple[int, int]:
+    row, col = positions[i]
+    return int(row), int(col)
+
+
 def _overrides(interventions: Sequence[Mapping], k: int, n: int) -> dict:
     row = overrides_at({"interventions": list(interventions)}, k, n)
     return {int(i): Action(int(a)) for i, a in enumerate(row) if a >= 0}
@@ -192,7 +197,7 @@ def drive_branch(sim: Any, interventions: Sequence[Mapping], k: int, ego: int, p
             progress(sim.step_index, total)
     name = sim.agents.names[ego]
     out = BranchDrive(int(k), int(ego), name, ModelEpisode(rules.mode.name, "branch", int(k), policy.name))
-    out.cells.append(tuple(int(x) for x in sim.positions[ego]))
+    out.cells.append(_cell(sim.positions, ego))
     path_length = 4 * max(1, len(sim.paths[ego]))
     actions, oracle, rewards = [], [], []
     last = None
@@ -223,7 +228,7 @@ def drive_branch(sim: Any, interventions: Sequence[Mapping], k: int, ego: int, p
         out.episode.steps.append(ModelStep(t, a, o_star, scores, probs, tuple(names),
                                            observation_facts(obs, rules.layout, names, fov), r, viol,
                                            out.cells[-1]))
-        out.cells.append(tuple(int(x) for x in sim.positions[ego]))
+        out.cells.append(_cell(sim.positions, ego))
         actions.append(a)
         oracle.append(o_star)
         rewards.append(r)

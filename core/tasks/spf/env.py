@@ -30,7 +30,7 @@ state is rebuilt from the mode file and restored exactly).
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Mapping
 
 import gymnasium as gym
 import numpy as np
@@ -46,6 +46,10 @@ from core.tasks.spf.episodes import EpisodeSet, load_episode_set
 from core.tasks.spf.rules import ObservationLayout, ViewRules
 from core.tasks.spf.settings import NORMAL, SPFMode, load_spf_mode
 from core.tasks.spf.state import StartState
+
+if TYPE_CHECKING:
+    from core.logic.engines.decisions import Decisions
+    from core.logic.grounding.grounder import Grounding
 
 __all__ = ["SPFEnv", "ENV_IDS", "ACTION_NAMES"]
 
@@ -107,8 +111,8 @@ class SPFEnv(gym.Env):
         self.path_length = 1
         self.episode_index: int | None = None
         self.start_state: StartState | None = None
-        self._grounding = None
-        self._decisions = None
+        self._grounding: Grounding | None = None
+        self._decisions: Decisions | None = None
         self._obs = np.zeros(self.layout.size, np.float32)
         self._n_real = 1
         self._key = (b"", 0)
@@ -117,8 +121,13 @@ class SPFEnv(gym.Env):
         # same views recur most steps (~80 %), so results are memoised (bounded) per view
         self._decide_memo: dict = {}
         self._check_memo: dict = {}
-        self._pre_ground_rng: dict | None = None
+        self._pre_ground_rng: Mapping[str, Any] | None = None
         self._renderer = None
+
+    @property
+    def unwrapped(self) -> SPFEnv:
+        """This environment (what ``gym.Env.unwrapped`` gives, typed as the SPF environment)."""
+        return self
 
     # ---- episode sets --------------------------------------------------------------------------------------
     @property
@@ -221,13 +230,14 @@ class SPFEnv(gym.Env):
         return c
 
     @property
-    def grounding(self):
+    def grounding(self) -> Grounding | None:
         """The logic core's grounding of the current state (the observation is its ego view)."""
         return self._grounding
 
     @property
     def view_entities(self) -> list[str]:
         """Names of the observation's entities (``PH`` for placeholders)."""
+        assert self._grounding is not None, "reset() first"
         return self._grounding.entity_names(self.ego, self.fov)
 
     @property
@@ -239,6 +249,7 @@ class SPFEnv(gym.Env):
         return NORMAL
 
     def _explain(self, action: int) -> tuple[dict, ...]:
+        assert self._grounding is not None, "reset() first"
         tc = check_task(self.spf.config.rules.task(), self._grounding, self.ego, action)
         return tuple(v.to_dict() for v in tc.violations)
 
@@ -293,7 +304,7 @@ class SPFEnv(gym.Env):
         return state
 
     def __setstate__(self, state: dict) -> None:
-        self.__init__(**state["init"])
+        type(self).__init__(self, **state["init"])
         self._world_ready = state["ready"]
         if "checkpoint" in state:
             restore(self.sim, state["checkpoint"])

@@ -98,7 +98,7 @@ def save_episode_set(path: str | Path, es: EpisodeSet) -> Path:
     paths = [p for s in states for p in s.paths]
     offsets = np.zeros(len(paths) + 1, np.int64)
     offsets[1:] = np.cumsum([len(p) for p in paths])
-    arrays = {
+    arrays: dict[str, np.ndarray] = {
         "positions": np.stack([s.positions for s in states]).astype(np.int16),
         "headings": np.stack([s.headings for s in states]).astype(np.int8),
         "goals": np.stack([s.goals for s in states]).astype(np.int16),
@@ -317,6 +317,6 @@ def load_episode_set(mode: SPFMode, path: str | Path | None = None) -> EpisodeSe
     if not p.exists():
         raise EpisodeFileError(f"no episode set for SPF {mode.name}/{mode.split} (create it with "
                                f"'python main.py spf make-episodes --mode {mode.name} --split {mode.split}')", p)
-    es = read_episode_set(p, tuple(mode.config.city.shape))
+    es = read_episode_set(p, mode.config.city.shape)
     check_episode_set(es, mode, p)
     return es

@@ -20,7 +20,7 @@ All randomness flows from one generator seeded by ``reset(seed=...)``.
 """
 from __future__ import annotations
 
-import functools
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from gymnasium import spaces
@@ -33,6 +33,10 @@ from core.sim.simulation import Simulation
 from core.tasks.spf.env import as_action
 from core.tasks.spf.rules import ObservationLayout
 from core.tasks.spf.settings import load_spf_mode
+
+if TYPE_CHECKING:
+    from core.logic.engines.decisions import Decisions
+    from core.logic.grounding.grounder import Grounding
 
 __all__ = ["CityParallelEnv", "parallel_env"]
 
@@ -61,15 +65,13 @@ class CityParallelEnv(ParallelEnv):
         self._obs_space = spaces.Box(0.0, 1.0, shape=(self.layout.size,), dtype=np.float32)
         self._act_space = spaces.Discrete(4)
         self._rng: np.random.Generator | None = None
-        self._grounding = None
-        self._decisions = None
+        self._grounding: Grounding | None = None
+        self._decisions: Decisions | None = None
         self.cycles = 0
 
-    @functools.lru_cache(maxsize=None)
     def observation_space(self, agent: str) -> spaces.Box:
         return self._obs_space
 
-    @functools.lru_cache(maxsize=None)
     def action_space(self, agent: str) -> spaces.Discrete:
         return self._act_space
 
@@ -125,17 +127,20 @@ class CityParallelEnv(ParallelEnv):
         return {nm: int(arr[i]) for i, nm in enumerate(self.possible_agents) if nm in self.agents}
 
     def _rule_array(self, expert: bool = False) -> np.ndarray:
+        assert self._grounding is not None and self._decisions is not None, "call reset() first"
         d = self.expert_engine.decide(self._grounding) if expert else self._decisions
         codes = (np.asarray(d.holds) @ np.array([1, 2, 4, 8])).tolist()
         return np.array([int(DECIDED_TABLE[self.sim.kinds[i]][c]) for i, c in enumerate(codes)], dtype=np.int64)
 
     # ---- internals ---------------------------------------------------------------------------------------------
     def _prepare(self) -> None:
+        assert self._rng is not None   # reset() made it
         self.sim.rng = self._rng
         self._grounding, self._decisions = self.sim.decide()
 
     def _observations(self) -> dict[str, np.ndarray]:
         g = self._grounding
+        assert g is not None, "call reset() first"
         return {nm: g.observation(i, self.fov) for i, nm in enumerate(self.possible_agents) if nm in self.agents}
 
     def _infos(self, names: list[str], out, fail, reward_rule) -> dict[str, dict]:
@@ -145,7 +150,7 @@ class CityParallelEnv(ParallelEnv):
         for i, nm in enumerate(self.possible_agents):
             if nm not in live:
                 continue
-            info = {"rule_action": int(rule[i])}
+            info: dict[str, Any] = {"rule_action": int(rule[i])}
             if out is not None:
                 info.update(fail=bool(fail[i]), rule_reward=float(reward_rule[i]),
                             reached_goal=bool(out.reached[i]), realised_action=int(out.realised[i]))

@@ -25,8 +25,15 @@ from typing import Any, Callable
 import numpy as np
 
 from core.base.errors import PolicyError
-from core.tasks.spf.policy import (NUM_ACTIONS, FunctionPolicy, OraclePolicy, Policy, RandomPolicy, checked_scores,
-                                   user_code_error)
+from core.tasks.spf.policy import (
+    NUM_ACTIONS,
+    FunctionPolicy,
+    OraclePolicy,
+    Policy,
+    RandomPolicy,
+    checked_scores,
+    user_code_error,
+)
 
 __all__ = ["load_policy", "make_policy", "MLPPolicy", "TorchScriptPolicy", "PyFilePolicy", "PY_POLICY_NOTICE",
            "WEIGHT_SUFFIXES", "TORCHSCRIPT_SUFFIXES"]

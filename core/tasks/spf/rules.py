@@ -22,10 +22,9 @@ from typing import Sequence
 import numpy as np
 
 from core.base.codes import ACTION_INDEX, Action
-from core.logic.lang.syntax import Clause
 from core.logic.lang.ontology import Ontology
 from core.logic.lang.program import Program, TaskSection
-from core.logic.lang.syntax import EGO
+from core.logic.lang.syntax import EGO, Clause
 
 __all__ = ["ObservationLayout", "ViewRules", "ViewDecision", "ViewCheck", "oracle_action"]
 
@@ -132,7 +131,7 @@ class _Compiled:
             rows.append(lit_rows)
             self.acts.append(tuple(acts))
         lmax = max([len(r) for r in rows] + [1])
-        self.idx = np.full((len(rows), lmax, bmax), self.true, dtype=np.int64)
+        self.idx: np.ndarray = np.full((len(rows), lmax, bmax), self.true, dtype=np.int64)
         for i, r in enumerate(rows):
             self.idx[i, : len(r)] = np.asarray(r, dtype=np.int64)
         self.ids = [c.id for c in self.clauses]
@@ -154,6 +153,7 @@ class ViewRules:
         self.ontology = rules.ontology
         d, n = layout.size, layout.n
         self._ext = np.zeros(2 * d + n + 2, dtype=bool)
+        self.task: TaskSection | None
         if isinstance(rules, TaskSection):
             self.task = rules
             clauses = rules.clauses
@@ -219,6 +219,7 @@ class ViewRules:
         witness = []
         hit_rules: dict[str, bool] = {}
         for k, cl in enumerate(self.c.clauses):
+            assert cl.head is not None   # every task rule clause has a head (core.logic.lang.program checks)
             if not base[k] or ACTION_INDEX[cl.head] == action:
                 continue
             if not all((a == action) == pos for a, pos in self.c.acts[k]):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -21,6 +22,9 @@ from core.tasks.spf.demos import TrajectoryRecorder, dataset_meta, save_demonstr
 from core.tasks.spf.env import SPFEnv
 from core.tasks.spf.evaluate import EpisodeResult, episode_result, episode_score
 from core.view.scene import MapScene, build_scene
+
+if TYPE_CHECKING:
+    from core.sim.episode import EpisodeBuffer
 
 __all__ = ["KEY_MAP", "PlayRecord", "PlaySession"]
 
@@ -49,7 +53,7 @@ class PlayRecord:
 class PlaySession:
     mode: str = "easy"
     split: str = "test"
-    env: object = None
+    env: SPFEnv = None  # type: ignore[assignment]  # None: __post_init__ makes the env of mode and split
     episode: int | None = None
     records: list[PlayRecord] = field(default_factory=list)
 
@@ -113,6 +117,7 @@ class PlaySession:
         decisions for the mode's ``eval_actions``)."""
         if not self.started:
             raise RuntimeError("start an episode first")
+        assert self.episode is not None   # start() set it with the recorder
         last = self.records[-1] if self.records else None
         return episode_result(self.episode, [r.action for r in self.records],
                               [r.oracle_action for r in self.records], [r.reward for r in self.records],
@@ -128,14 +133,15 @@ class PlaySession:
 
     # ---- acting ------------------------------------------------------------------------------------------------
     def act(self, action: int | Action) -> PlayRecord:
-        if not self.started:
+        recorder = self._recorder
+        if recorder is None:   # not started
             raise RuntimeError("start an episode first")
         if self.done:
             raise RuntimeError(f"the episode is over ({self.outcome})")
         a = int(action)
         oracle = self._oracle_at[-1]
         obs, r, term, trunc, info = self.env.step(a)
-        self._recorder.add(a, obs, r, term, trunc, info)
+        recorder.add(a, obs, r, term, trunc, info)
         self._oracle_at.append(int(info["oracle_action"]))
         t = len(self.records) + 1
         out = not (info["is_success"] or info["fail"]) and (t >= self.max_steps or trunc)
@@ -157,19 +163,25 @@ class PlaySession:
 
     def scene(self, k: int, **kwargs) -> MapScene:
         """The map scene of state ``k`` (0..num_steps) with the ego selected."""
-        buf = self.env.sim.buffer
+        buf = self._buffer()
         k = max(0, min(int(k), buf.num_steps))
         kwargs.setdefault("paths", "selected")
         return build_scene(buf, k, selected=self.env.ego, grounder=self.env.sim.grounder, **kwargs)
 
     def ego_position(self, k: int) -> np.ndarray:
-        return np.asarray(self.env.sim.buffer.snapshot(k).positions[self.env.ego])
+        return np.asarray(self._buffer().snapshot(k).positions[self.env.ego])
+
+    def _buffer(self) -> EpisodeBuffer:
+        buf = self.env.sim.buffer
+        assert buf is not None, "the session's env must record (SPFEnv(..., record=True))"
+        return buf
 
     def save(self, path: str | Path) -> Path:
         """Save the run (so far) as a one-episode demonstration file (same format as ``spf collect``)."""
-        if not self.started:
+        recorder = self._recorder
+        if recorder is None:   # not started
             raise RuntimeError("nothing to save: no episode was started")
-        tr = self._recorder.finish()
+        tr = recorder.finish()
         tr.meta.update(outcome=self.outcome, score=self.total_reward)
         meta = dataset_meta(self.env, "human", episode_set=self.split, episode=self.episode)
         return save_demonstrations(path, [tr], meta)

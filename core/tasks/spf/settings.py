@@ -32,8 +32,8 @@ from core.base.codes import ACTION_INDEX, ACTION_NAMES, Kind
 from core.base.errors import ConfigError
 from core.base.paths import ROOT
 from core.base.world import KNOWN_CONCEPTS
-from core.io.yamlio import LocatedDict, LocatedList, expect
-from core.sim.config import load_mode
+from core.io.yamlio import LocatedDict, LocatedList, expect, is_mapping
+from core.sim.config import SimConfig, load_mode
 
 __all__ = ["SplitSettings", "SPFSettings", "MODES", "SPLITS", "mode_path", "load_spf_mode", "SPFMode"]
 
@@ -83,7 +83,7 @@ def _number(d: LocatedDict, key: str, required: bool = True, default=None):
 
 def parse_spf_block(block, source: str | None = None) -> SPFSettings:
     """Validate the ``spf:`` mapping of a mode file (errors name the file and line)."""
-    if not isinstance(block, dict):
+    if not is_mapping(block):
         raise ConfigError("the mode file has no 'spf:' block (not an SPF mode)", source)
     known = {"ego", "fov_entities", "action_cost", "overtime_cost", "eval_actions", "splits"}
     for key in block:
@@ -110,7 +110,7 @@ def parse_spf_block(block, source: str | None = None) -> SPFSettings:
     for name, sd in splits_d.items():
         if name not in SPLITS:
             raise splits_d.error(f"unknown split {name!r} (splits: {', '.join(SPLITS)})", name)
-        if not isinstance(sd, dict):
+        if not is_mapping(sd):
             raise splits_d.error(f"split {name!r} must be a mapping", name)
         for key in sd:
             if key not in ("agent_region", "max_priority", "max_horizon", "eval_horizon", "reset_dist"):
@@ -137,7 +137,8 @@ def parse_spf_block(block, source: str | None = None) -> SPFSettings:
         if dist and sum(p for _, p in dist) <= 0:
             raise sd.error("reset_dist probabilities sum to 0", "reset_dist")
         splits[name] = SplitSettings(region, maxp, horizon, eval_h, tuple(dist))
-    return SPFSettings(ego, fov, tuple(float(c) for c in cost), float(overtime), tuple(eval_actions), splits)
+    slow, normal, fast, stop = (float(c) for c in cost)
+    return SPFSettings(ego, fov, (slow, normal, fast, stop), float(overtime), tuple(eval_actions), splits)
 
 
 @dataclass(frozen=True)
@@ -148,7 +149,7 @@ class SPFMode:
     name: str           # easy / medium / hard / expert, or the mode file's stem
     path: str
     split: str
-    config: object      # core.sim.config.SimConfig
+    config: SimConfig
     settings: SPFSettings
 
     @property

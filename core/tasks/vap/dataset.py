@@ -14,6 +14,7 @@ the next run with the same settings skips them. The manifest is rewritten (atomi
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -32,11 +33,18 @@ from core.base.errors import ConfigError
 from core.io.fileio import atomic_write_text, pid_alive
 from core.render.icons import IconSet
 from core.render.renderer import Renderer
-from core.sim.config import load_mode
+from core.sim.config import SimConfig, load_mode
 from core.sim.simulation import Simulation
 from core.tasks.vap.compositions import random_composition
-from core.tasks.vap.labels import (detailed_type, direction_heading, ground_truth, h_vectors, next_directions,
-                                   own_directions, reference_label)
+from core.tasks.vap.labels import (
+    detailed_type,
+    direction_heading,
+    ground_truth,
+    h_vectors,
+    next_directions,
+    own_directions,
+    reference_label,
+)
 from core.tasks.vap.manifest import FORMAT, FORMAT_VERSION, MANIFEST, SKIP_STEPS, write_manifest  # noqa: F401 (re-exported)
 from core.tasks.vap.png import BandCache, encode_png
 from core.tasks.vap.pool import run_worlds, wait_for_workers, worker_state
@@ -107,7 +115,7 @@ def load_stage_configs(config: VapDataConfig) -> dict[str, Any]:
 
 
 def _stamp(files: list[str]) -> tuple:
-    out = []
+    out: list[tuple[str, int | None, int | None]] = []
     for f in files:
         try:
             st = os.stat(f)
@@ -248,7 +256,7 @@ def generate(config: VapDataConfig, out_dir: str | Path, progress: Progress | No
                         cancelled = True
                         break
                     summary = make_world(config, stage_cfgs[stage], stage, w, world_dir(out, stage, w), icons,
-                                         pool, lambda k, s=stage, w=w: tick(s, w, k), stop)
+                                         pool, functools.partial(tick, stage, w), stop)
                     if summary is None:
                         cancelled = True
                         break
@@ -327,7 +335,9 @@ def make_world(config: VapDataConfig, sim_cfg, stage: str, w: int, final: Path, 
         raise
 
 
-def _simulate_world(config, sim_cfg, seed, renderer, crop, stage, w, folder, pool, tick, stop):
+def _simulate_world(config: VapDataConfig, sim_cfg: SimConfig, seed: int, renderer: Renderer,
+                    crop: tuple[int, int, int, int], stage: str, w: int, folder: Path, pool: ThreadPoolExecutor,
+                    tick: Callable[[int], None], stop: Callable[[], bool]) -> tuple[list[dict] | None, list[int]]:
     sim = Simulation(sim_cfg, seed=seed, record=False)
     agents = sim.agents
     n = len(agents)

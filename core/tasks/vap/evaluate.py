@@ -6,6 +6,7 @@ Test images are evaluated one by one (batch size 1, as the reference). torch is 
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -69,7 +70,7 @@ def evaluate(checkpoint: str | Path, data: str | Path, stage: str = "test", grou
         p = out.action_logits.argmax(-1).cpu()
         actions.add_image(p[car].tolist(), f["action"].cpu()[car].tolist())
         rec = {"world": f["world"], "step": f["step"], "pred": p.tolist()}
-        if use_images:
+        if unary is not None and binary is not None:   # use_images
             pu = (torch.sigmoid(out.unary_logits) > 0.5).cpu()
             pb = (torch.sigmoid(out.binary_logits[0]) > 0.5).cpu()
             unary.add(pu.numpy(), f["unary"].cpu().numpy() > 0.5)
@@ -103,10 +104,10 @@ def evaluate_episode(model, config, episode, renderer, steps: range | None = Non
     for j, k in enumerate(steps):
         image, item = state_item(config, episode, k, renderer)
         if len(item["agent_id"]):
-            act, pu, pb = _predict(model, lambda: item_sample(item, image, side))
+            act, pu, pb = _predict(model, functools.partial(item_sample, item, image, side))
             car = item["car"]
             actions.add_image(act[car].tolist(), item["action"][car].tolist())
-            if use_images:
+            if unary is not None and binary is not None:   # use_images
                 unary.add(pu, item["unary"] > 0.5)
                 s = item["sees"].astype(float)
                 cov = (s.T @ s) > 0

@@ -117,9 +117,9 @@ def build_overlay(item: dict, unary_names: Sequence[str], binary_names: Sequence
     sees = np.asarray(item["sees"], bool)
     agents = []
     for i in range(n):
-        box = tuple(int(round(v)) for v in item["boxes"][i])
+        x1, y1, x2, y2 = (int(round(v)) for v in item["boxes"][i])
         agents.append(AgentOverlay(
-            i, item["agent_id"][i], box, bool(item["car"][i]), int(item["action"][i]),
+            i, item["agent_id"][i], (x1, y1, x2, y2), bool(item["car"][i]), int(item["action"][i]),
             None if pred_action is None else int(pred_action[i]),
             tuple(u for u, v in zip(unary_names, un[i]) if v),
             None if pred_unary is None else tuple(u for u, v in zip(unary_names, pred_unary[i]) if v)))

@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import struct
 import zlib
+from types import ModuleType
 
 import numpy as np
 
+_isal: ModuleType | None
 try:   # optional at import (a missing package falls back to zlib); pinned in requirements.txt
     from isal import isal_zlib as _isal
 except ImportError:   # pragma: no cover - exercised only where isal is not installed
@@ -104,7 +106,7 @@ def encode_png(image: np.ndarray, level: int = 1, cache: BandCache | None = None
     shape and level) lets unchanged bands reuse their compressed bytes on the zlib path."""
     raw = _filtered(image)
     h, w = image.shape[:2]
-    data = memoryview(raw).cast("B")
+    data = raw.data.cast("B")
     if use_isal and _isal is not None and level == ISAL_LEVEL:
         return _png(h, w, _isal.compress(data, ISAL_LEVEL))
     if cache is None or cache.shape != image.shape or cache.level != level:

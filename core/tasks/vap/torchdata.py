@@ -90,8 +90,8 @@ class VapFrames(Dataset):
     def _image(self, idx: int, it: dict) -> np.ndarray:
         img = self._cache.get(idx)
         if img is None:
-            with Image.open(self.root / it["image_path"]) as im:
-                im = im.convert("RGB")
+            with Image.open(self.root / it["image_path"]) as src:
+                im = src.convert("RGB")
                 if self.image_side and (im.width, im.height) != (self.image_side, self.image_side):
                     im = im.resize((self.image_side, self.image_side), Image.Resampling.BILINEAR)
                 img = np.array(im, np.uint8)

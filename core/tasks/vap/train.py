@@ -191,11 +191,11 @@ def train(s: TrainSettings, progress: Callable[..., None] | None = None, cancel:
     stopped = False
     try:
         if r_epochs:
-            opt = torch.optim.AdamW(model.reasoning.parameters(), lr=5e-3)
+            opt: torch.optim.Optimizer = torch.optim.AdamW(model.reasoning.parameters(), lr=5e-3)
             for ep in range(r_epochs):
                 model.train()
                 order = rng.permutation(len(train_gt))
-                losses = []
+                losses: list[float] = []
                 for b0 in range(0, len(order), s.reasoning_batch_size):
                     frames = to_device(collate([train_gt[int(i)] for i in order[b0:b0 + s.reasoning_batch_size]]),
                                        dev)
@@ -210,7 +210,7 @@ def train(s: TrainSettings, progress: Callable[..., None] | None = None, cancel:
                     keep(m.a_acc, "reasoning", ep + 1, {"val_gt": m.to_dict()})
             r_state = copy.deepcopy(model.reasoning.state_dict())
         if g_epochs:
-            assert train_img is not None and val_img is not None
+            assert train_img is not None and val_img is not None and model.grounding is not None   # need_images
             if s.setting == "modular":
                 model.reasoning.load_state_dict(r_state)
                 params = [p for p in model.grounding.parameters() if p.requires_grad]

@@ -3,8 +3,19 @@ from __future__ import annotations
 
 import pytest
 
-from core.agents.edit import (add_agent, agent_problems, concepts_for, delete_agents, duplicate_agents, edit_agents,
-                              generate_composition, move_agents, parse_name, reorder_agents, set_cells)
+from core.agents.edit import (
+    add_agent,
+    agent_problems,
+    concepts_for,
+    delete_agents,
+    duplicate_agents,
+    edit_agents,
+    generate_composition,
+    move_agents,
+    parse_name,
+    reorder_agents,
+    set_cells,
+)
 from core.agents.io import dumps_agent_set, loads_agent_set
 from core.agents.spec import AgentSet, AgentSpec
 from core.base.codes import Kind

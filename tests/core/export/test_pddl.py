@@ -8,8 +8,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.export.pddl import (ACTIONS, derived_truth, domain_text, parse_domain_text, parse_problem_text, pddl_name,
-                              program_rules, rules_from_domain)
+from core.export.pddl import (
+    ACTIONS,
+    derived_truth,
+    domain_text,
+    parse_domain_text,
+    parse_problem_text,
+    pddl_name,
+    program_rules,
+    rules_from_domain,
+)
 from core.export.pddl_export import scene_problem
 from core.export.runner import run_export
 from core.logic.lang.ontology import load_ontology

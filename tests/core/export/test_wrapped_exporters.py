@@ -23,7 +23,7 @@ def test_vap_export_equals_the_generator_world_by_world(tmp_path):
     assert all(ours[k] == theirs[k] for k in ours)
     info = json.loads((tmp_path / "exp" / "vap" / "dataset_info.json").read_text())
     assert info["status"] == "complete" and info["splits"]["test"]["worlds_done"] == 1
-    from core.tasks.vap.torchdata import VapFrames   # the VAP training loader reads the export
+    from core.tasks.vap.torchdata import VapFrames  # the VAP training loader reads the export
 
     frames = VapFrames(tmp_path / "exp" / "vap", "test", min_step=1)
     assert len(frames) == 3 and frames[0]["image"].shape[0] == 3

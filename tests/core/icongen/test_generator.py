@@ -14,8 +14,14 @@ from PIL import Image, ImageDraw
 
 from core.base.errors import ConfigError
 from core.icongen.alpha import make_tileable, remove_background
-from core.icongen.models import (ModelError, configured_model, detect_single_file_family, resolve_model,
-                                 set_configured_model, single_file_config_dir)
+from core.icongen.models import (
+    ModelError,
+    configured_model,
+    detect_single_file_family,
+    resolve_model,
+    set_configured_model,
+    single_file_config_dir,
+)
 from core.icongen.prompts import MIN_DESCRIPTIONS, PromptBank, ensure_user_copy
 from core.render.library import IconLibrary
 from core.render.semantics import SEMANTICS

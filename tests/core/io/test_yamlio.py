@@ -84,9 +84,9 @@ def test_ordinary_aliases_and_merge_keys_still_work():
 
 
 def test_yaml_and_rule_files_with_a_byte_order_mark(tmp_path):
+    from core.io.yamlio import load_yaml
     from core.logic.lang.ontology import load_ontology
     from core.logic.lang.program import load_rules
-    from core.io.yamlio import load_yaml
 
     root = ROOT
     p = tmp_path / "bom.yaml"

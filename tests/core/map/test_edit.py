@@ -6,8 +6,18 @@ import numpy as np
 import pytest
 
 from core.base.codes import BUILDING_CODES, STREET_OVERLAP, STREET_TRAFFIC, STREET_WALKING
-from core.map.edit import (CityDraft, Patch, block_rect, brush_offsets, pick, plan_move, plan_rect, plan_stroke,
-                           resized, stroke_cells)
+from core.map.edit import (
+    CityDraft,
+    Patch,
+    block_rect,
+    brush_offsets,
+    pick,
+    plan_move,
+    plan_rect,
+    plan_stroke,
+    resized,
+    stroke_cells,
+)
 from core.map.generate import generate_city
 from core.map.layers import derive_layers
 

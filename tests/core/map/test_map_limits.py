@@ -3,7 +3,6 @@ ConfigError (not an OverflowError), and the generator refuses a city larger than
 anything."""
 from __future__ import annotations
 
-
 import pytest
 
 from core.base.errors import ConfigError

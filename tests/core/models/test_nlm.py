@@ -8,8 +8,14 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from core.models.nlm import (LogicMachine, NLMLayer, expand, permute_arity,  # noqa: E402
-                             reduce_exists_forall, split_observation)
+from core.models.nlm import (  # noqa: E402
+    LogicMachine,
+    NLMLayer,
+    expand,
+    permute_arity,
+    reduce_exists_forall,
+    split_observation,
+)
 
 
 def test_expand_broadcasts_along_a_new_last_axis():

@@ -11,8 +11,14 @@ from core.io.datadir import icon_library_dir, user_data_dir
 from core.render import default_art
 from core.render.icons import DEFAULT_ICON_DIR, IconSet
 from core.render.library import IconLibrary, IconLibraryError
-from core.render.semantics import (AGENT_SEMANTICS, SEMANTICS, STATIC_SEMANTICS, TILE_SEMANTICS, agent_semantic,
-                                   parse_semantic)
+from core.render.semantics import (
+    AGENT_SEMANTICS,
+    SEMANTICS,
+    STATIC_SEMANTICS,
+    TILE_SEMANTICS,
+    agent_semantic,
+    parse_semantic,
+)
 
 
 @pytest.mark.parametrize("semantic", SEMANTICS)

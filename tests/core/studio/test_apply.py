@@ -11,8 +11,7 @@ from core.project.model import new_project
 from core.sim.provenance import agents_hash, city_hash
 from core.sim.simulation import Simulation
 from core.studio import agent_sets as A
-from core.studio.apply import (BRANCH_KEY, SCENE_KEY, apply_status, branch_config, new_simulation, refusal,
-                               start_config)
+from core.studio.apply import BRANCH_KEY, SCENE_KEY, apply_status, branch_config, new_simulation, refusal, start_config
 from core.studio.session import Session
 
 

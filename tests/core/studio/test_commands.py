@@ -3,12 +3,21 @@ sequences with undo/redo in between), merging, the clean state behind the modifi
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from core.base.codes import ACTION_NAMES
 from core.sim.events import Breakpoint
-from core.studio.commands import (AddBreakpoint, ClearBreakpoints, EditBreakpoint, ForceAction, RemoveBreakpoint,
-                                  SetBreakpointEnabled, SetColourScheme, can_edit)
+from core.studio.commands import (
+    AddBreakpoint,
+    ClearBreakpoints,
+    EditBreakpoint,
+    ForceAction,
+    RemoveBreakpoint,
+    SetBreakpointEnabled,
+    SetColourScheme,
+    can_edit,
+)
 from core.studio.session import Session
 from core.studio.stack import Command, CommandStack
 from tests.support.studio import recorded_session

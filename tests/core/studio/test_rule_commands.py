@@ -6,8 +6,14 @@ import pytest
 from core.analysis.diagnostics import diagnose
 from core.base.errors import ConfigError
 from core.sim.config import load_mode
-from core.studio.rule_commands import (AddConceptPredicate, EditRuleText, RemovePredicate, RuleWorkspace,
-                                       SetPredicateParams, text_diff)
+from core.studio.rule_commands import (
+    AddConceptPredicate,
+    EditRuleText,
+    RemovePredicate,
+    RuleWorkspace,
+    SetPredicateParams,
+    text_diff,
+)
 from core.studio.session import Session
 from tests.support.paths import ROOT
 

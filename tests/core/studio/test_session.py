@@ -8,8 +8,14 @@ import pytest
 from core.sim.episode import EpisodeBuffer
 from core.sim.events import Breakpoint
 from core.sim.frames import apply_frame
-from core.studio.commands import (AddBreakpoint, ClearBreakpoints, ForceAction, RemoveBreakpoint,
-                                  SetBreakpointEnabled, SetColourScheme)
+from core.studio.commands import (
+    AddBreakpoint,
+    ClearBreakpoints,
+    ForceAction,
+    RemoveBreakpoint,
+    SetBreakpointEnabled,
+    SetColourScheme,
+)
 from core.studio.events import EmitterGroup
 from core.studio.session import Session, ViewOptions, load_target
 from tests.support.studio import DEFAULT_MODE, assert_same_episode

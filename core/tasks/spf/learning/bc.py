@@ -26,7 +26,7 @@ from core.tasks.spf.demos import Trajectory, collect_oracle, load_demonstrations
 from core.tasks.spf.env import SPFEnv
 from core.tasks.spf.learning.augment import ViewAugmenter
 from core.tasks.spf.learning.common import BestKeeper, finish_run, torch_setup
-from core.tasks.spf.learning.config import BCConfig
+from core.tasks.spf.learning.config import BCConfig, filled
 from core.tasks.spf.learning.config_yaml import run_config
 from core.tasks.spf.learning.monitor import Monitor
 from core.tasks.spf.learning.settings import BALANCES, LR_SCHEDULES
@@ -121,7 +121,7 @@ def train_bc(config: BCConfig, out: str | Path, monitor: Monitor | None = None) 
     c = config
     monitor = monitor or Monitor()
     out = Path(out)
-    steps = c.steps
+    steps = filled(c.steps)
     device = torch_setup(c.seed, c.threads)
     env = SPFEnv(c.mode, "train")
     t0 = time.perf_counter()
@@ -141,11 +141,11 @@ def train_bc(config: BCConfig, out: str | Path, monitor: Monitor | None = None) 
                            "unique_rows": int(len(act)), "action_counts": freq},
         **labels, "collect_seconds": round(time.perf_counter() - t0, 1)})
     net = build_policy_net(config_doc["architecture"]).to(device)
-    opt = torch.optim.Adam(net.parameters(), lr=c.lr)
+    opt = torch.optim.Adam(net.parameters(), lr=filled(c.lr))
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda k: lr_factor(c.lr_schedule, k, steps))
     keeper = BestKeeper(out, config_doc, c.mode, c.val_episodes, monitor)
     writer = _tb_writer(out, c.tensorboard)
-    eval_every = c.eval_every
+    eval_every = filled(c.eval_every)
     rng = np.random.default_rng(c.seed)
     augmenter = ViewAugmenter(base, c.augment_fraction) if c.augment == "views" else None
     X = torch.from_numpy(obs).to(device)

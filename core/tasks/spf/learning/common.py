@@ -22,7 +22,7 @@ def torch_setup(seed: int, threads: int | None = None) -> str:
     torch.manual_seed(seed)
     if torch.cuda.is_available():
         return "cuda"
-    torch.set_num_threads(int(threads or os.environ.get("LOGICITY_TORCH_THREADS", 1)))
+    torch.set_num_threads(int(threads or os.environ.get("LOGICITY_TORCH_THREADS", "1")))
     return "cpu"
 
 

@@ -13,13 +13,25 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, TypeVar
 
 from core.tasks.spf.env import SPFEnv
 from core.tasks.spf.learning.run import env_layout
-from core.tasks.spf.learning.settings import (AUGMENT, BALANCES, BC_ALGOS, BC_LR, DEFAULT_STEPS, HYPERPARAMETERS,
-                                              LR_SCHEDULES, N_ENVS, NLM_BC_HIDDEN, RL_ALGOS, TRAINING_REWARDS,
-                                              TrainingReward, default_architecture)
+from core.tasks.spf.learning.settings import (
+    AUGMENT,
+    BALANCES,
+    BC_ALGOS,
+    BC_LR,
+    DEFAULT_STEPS,
+    HYPERPARAMETERS,
+    LR_SCHEDULES,
+    N_ENVS,
+    NLM_BC_HIDDEN,
+    RL_ALGOS,
+    TRAINING_REWARDS,
+    TrainingReward,
+    default_architecture,
+)
 
 __all__ = ["SettingError", "TrainConfig", "BCConfig", "RLConfig", "make_config"]
 
@@ -30,6 +42,16 @@ class SettingError(ValueError):
     def __init__(self, setting: str, message: str) -> None:
         super().__init__(message)
         self.setting = setting
+
+
+T = TypeVar("T")
+
+
+def filled(value: T | None) -> T:
+    """A setting of a made config whose None (its default) ``__post_init__`` replaced: typed without the None."""
+    if value is None:
+        raise ValueError("a default setting was read before the config filled it in")
+    return value
 
 
 def _whole(name: str, value: Any, low: int, none: bool = False) -> None:
@@ -113,7 +135,7 @@ class BCConfig(TrainConfig):
     def __post_init__(self) -> None:
         self._check_common(BC_ALGOS)
         if self.eval_every is None:
-            self._fill("eval_every", max(1, self.steps // 5))
+            self._fill("eval_every", max(1, filled(self.steps) // 5))
         if self.demos is not None:
             files = (self.demos,) if isinstance(self.demos, (str, Path)) else tuple(self.demos)
             if not files:
@@ -178,7 +200,7 @@ class RLConfig(TrainConfig):
             self._fill("n_envs", N_ENVS[self.algo])
         _whole("n_envs", self.n_envs, 1)
         if self.eval_every is None:
-            self._fill("eval_every", max(self.n_envs, self.steps // 10))
+            self._fill("eval_every", max(filled(self.n_envs), filled(self.steps) // 10))
         if self.reward is None:
             self._fill("reward", TRAINING_REWARDS[self.algo])
         if not isinstance(self.reward, TrainingReward):

@@ -27,7 +27,7 @@ from typing import Any, Mapping
 from core.base.errors import PolicyError
 from core.io.yamlio import LocatedDict
 from core.tasks.spf.env import SPFEnv
-from core.tasks.spf.learning.config import BCConfig, RLConfig, SettingError, TrainConfig
+from core.tasks.spf.learning.config import BCConfig, RLConfig, SettingError, TrainConfig, filled
 from core.tasks.spf.learning.run import CONFIG_FILE, FORMAT, VERSION, env_layout, read_config_document
 from core.tasks.spf.learning.settings import BC_ALGOS, DEFAULT_STEPS, N_ENVS, RL_ALGOS, TrainingReward
 
@@ -61,8 +61,8 @@ def settings_block(config: BCConfig | RLConfig) -> dict:
                 "demonstrations": {"files": None if c.demos is None else list(c.demos), "n_demos": c.n_demos,
                                    "seed": c.demo_seed, "worlds": c.demo_worlds},
                 "augment": {"kind": c.augment, "fraction": c.augment_fraction}}
-    return {**_common_settings(c), "n_envs": c.n_envs, "reward": {"training": c.reward.to_dict()},
-            "hyperparameters": dict(c.hyperparameters)}
+    return {**_common_settings(c), "n_envs": c.n_envs, "reward": {"training": filled(c.reward).to_dict()},
+            "hyperparameters": dict(filled(c.hyperparameters))}
 
 
 def _merge(settings: dict, records: Mapping[str, Any]) -> dict:

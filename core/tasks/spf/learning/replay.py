@@ -56,6 +56,7 @@ class ModelEpisode:
 
     def summary(self) -> str:
         r = self.result
+        assert r is not None, "summary() of an episode that was not run to its end"
         status = "reached the goal" if self.success else ("violated a rule" if self.fail else "out of steps")
         return (f"{self.policy} on {self.mode}/{self.split} episode {self.episode}: {status} after {len(self.steps)} "
                 f"steps, score {r.score:.2f}, {len(self.disagreement_steps())} disagreements with the oracle")
@@ -98,7 +99,8 @@ def run_model_episode(policy: Policy, mode: str, split: str, k: int,
         scores = policy.scores(obs)
         probs = policy.probabilities(obs)
         facts = observation_facts(obs, layout, names, env.fov)
-        pos = tuple(int(x) for x in env.sim.positions[env.ego])
+        row, col = env.sim.positions[env.ego]
+        pos = (int(row), int(col))
         obs, r, term, trunc, info = env.step(a)
         viol = tuple(f"{v.get('rule', '?')}: {v.get('text') or v.get('clause', '')}" for v in info["violations"])
         ep.steps.append(ModelStep(t, a, o_star, () if scores is None else tuple(float(x) for x in scores),

@@ -18,7 +18,7 @@ import numpy as np
 
 from core.tasks.spf.env import SPFEnv
 from core.tasks.spf.learning.common import BestKeeper, finish_run, torch_setup
-from core.tasks.spf.learning.config import RLConfig
+from core.tasks.spf.learning.config import RLConfig, filled
 from core.tasks.spf.learning.config_yaml import run_config
 from core.tasks.spf.learning.monitor import Monitor
 from core.tasks.spf.learning.settings import TrainingReward
@@ -101,8 +101,9 @@ def train_rl(config: RLConfig, out: str | Path, monitor: Monitor | None = None) 
     from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
     c = config
-    algo, mode, steps, seed, n_envs, reward = c.algo, c.mode, c.steps, c.seed, c.n_envs, c.reward
-    monitor = monitor or Monitor()
+    algo, mode, seed = c.algo, c.mode, c.seed
+    steps, n_envs, reward = filled(c.steps), filled(c.n_envs), filled(c.reward)
+    mon = monitor or Monitor()
     out = Path(out)
     device = torch_setup(seed, c.threads)
     t0 = time.perf_counter()
@@ -111,8 +112,9 @@ def train_rl(config: RLConfig, out: str | Path, monitor: Monitor | None = None) 
     venv = VecMonitor(DummyVecEnv([lambda: TrainingRewardWrapper(SPFEnv(mode, "train"), reward)
                                    for _ in range(n_envs)]))
     venv.seed(seed)
-    hp = dict(c.hyperparameters)
+    hp = dict(filled(c.hyperparameters))
     tb = str(out / "tb") if c.tensorboard and _has_tensorboard() else None
+    model: DQN | PPO | A2C
     if algo == "dqn":
         model = DQN("MlpPolicy", venv, policy_kwargs={"net_arch": arch["hidden"]}, seed=seed, device=device,
                     tensorboard_log=tb, verbose=0, **hp)
@@ -130,11 +132,11 @@ def train_rl(config: RLConfig, out: str | Path, monitor: Monitor | None = None) 
     config_doc = run_config(c, probe, {
         "unit": "environment steps", "library": "stable-baselines3 " + _sb3_version(), "vec_env": "DummyVecEnv",
         "device": device, "reward": {"test": "the environment's fixed reward (docs/spf.md)"}})
-    keeper = BestKeeper(out, config_doc, mode, c.val_episodes, monitor)
-    eval_every = c.eval_every
+    keeper = BestKeeper(out, config_doc, mode, c.val_episodes, mon)
+    eval_every = filled(c.eval_every)
 
     class Callback(BaseCallback):
-        def __init__(self):
+        def __init__(self) -> None:
             super().__init__()
             self.next_eval = eval_every
             self.returns: list[float] = []
@@ -149,10 +151,10 @@ def train_rl(config: RLConfig, out: str | Path, monitor: Monitor | None = None) 
             n = self.num_timesteps
             if n - self.last_progress >= 200 or n >= steps:
                 self.last_progress = n
-                monitor.progress(min(n, steps), steps)
+                mon.progress(min(n, steps), steps)
                 if self.returns:
-                    monitor.metric(n, reward=float(np.mean(self.returns[-50:])))
-            if monitor.cancelled:
+                    mon.metric(n, reward=float(np.mean(self.returns[-50:])))
+            if mon.cancelled:
                 self.cancelled = True
                 return False
             if n >= self.next_eval:
@@ -175,7 +177,7 @@ def train_rl(config: RLConfig, out: str | Path, monitor: Monitor | None = None) 
         keeper.check(export_policy(model, algo, arch), model.num_timesteps,
                      {"train_reward": round(float(np.mean(cb.returns[-50:])), 4) if cb.returns else None})
     venv.close()
-    return finish_run(out, config_doc, time.perf_counter() - t0, cb.cancelled, c.test, monitor)
+    return finish_run(out, config_doc, time.perf_counter() - t0, cb.cancelled, c.test, mon)
 
 
 def _has_tensorboard() -> bool:

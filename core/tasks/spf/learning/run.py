@@ -24,7 +24,7 @@ import numpy as np
 
 from core.base.errors import PolicyError
 from core.io.fileio import atomic_write_bytes, atomic_write_text
-from core.io.yamlio import LocatedDict, dump_yaml, load_yaml
+from core.io.yamlio import LocatedDict, dump_yaml, is_mapping, load_yaml
 from core.tasks.spf.policy import ModelPolicy, checked_scores
 
 __all__ = ["FORMAT", "VERSION", "MODEL_FILE", "CONFIG_FILE", "save_run", "read_config", "read_config_document",
@@ -80,7 +80,7 @@ def read_config_document(path: str | Path) -> LocatedDict:
         raise PolicyError(f"no {CONFIG_FILE} here: a trained run is a folder with {MODEL_FILE} and {CONFIG_FILE} "
                           f"(python main.py spf train ... --out DIR)", p)
     cfg = load_yaml(cfg_path)
-    if not isinstance(cfg, dict) or cfg.get("format") != FORMAT:
+    if not is_mapping(cfg) or cfg.get("format") != FORMAT:
         raise PolicyError(f"not a trained SPF run (format must be {FORMAT!r})", cfg_path)
     if int(cfg.get("version", 0)) > VERSION:
         raise PolicyError(f"run format version {cfg.get('version')} is newer than this tool reads ({VERSION})",

@@ -68,7 +68,7 @@ def _run_state(run: str | Path) -> tuple:
     """What a training process rewrites in a run folder (its config, its weights): compared before and after a
     test evaluation, so the table never overwrites the config of a run that is still training (which lost the
     run's last validation and its wall-clock time)."""
-    state = []
+    state: list[tuple[int, int] | None] = []
     for name in (CONFIG_FILE, MODEL_FILE):
         try:
             st = (Path(run) / name).stat()

@@ -8,10 +8,9 @@ import numpy as np
 import pytest
 
 from core.base.errors import EpisodeFileError
-from core.tasks.spf import demos as spf_demos
 from core.io.archive import read_archive, write_archive
+from core.tasks.spf import demos as spf_demos
 from core.tasks.spf.demos import Trajectory, load_demonstrations, save_demonstrations
-
 
 D_EASY = 85
 

@@ -74,8 +74,8 @@ def test_a_branch_is_repeated_exactly_by_its_forced_actions(recording):
 
 
 def test_the_oracle_and_views_are_the_policy_modes_rules_on_what_it_saw(recording):
-    from core.tasks.spf.env import SPFEnv
     from core.tasks.spf.drive import drive_branch
+    from core.tasks.spf.env import SPFEnv
     from core.tasks.spf.learning.run import load_run
 
     cfg, hist, inter = recording

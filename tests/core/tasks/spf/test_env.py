@@ -11,11 +11,10 @@ from gymnasium.utils.env_checker import check_env
 import core.tasks  # noqa: F401  (registers the ids)
 from core.base.codes import Action
 from core.base.errors import ConfigError
-from core.logic.engines.compiled import CompiledEngine, check_task
-from core.logic.engines.compiled import _RowView
+from core.logic.engines.compiled import CompiledEngine, _RowView, check_task
 from core.tasks.spf.env import ENV_IDS, SPFEnv
-from tests.support.spf import at_and_box, plain_cell, scene
 from tests.support.paths import ROOT
+from tests.support.spf import at_and_box, plain_cell, scene
 
 SIZES = {"easy": 85, "medium": 140, "hard": 205, "expert": 205}
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.cli import run_cli
 from core.base.errors import EpisodeFileError
-from core.tasks.spf import episodes as spf_episodes
+from core.cli import run_cli
 from core.io.archive import read_archive, write_archive
+from core.tasks.spf import episodes as spf_episodes
 from core.tasks.spf.env import SPFEnv
 from core.tasks.spf.episodes import default_episode_path, load_episode_set
 from core.tasks.spf.settings import load_spf_mode

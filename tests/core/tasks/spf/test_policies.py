@@ -17,7 +17,6 @@ from core.tasks.spf.policy_files import load_policy
 from tests.support.cli import run_main
 from tests.support.paths import ROOT
 
-
 D_EASY = 85
 
 

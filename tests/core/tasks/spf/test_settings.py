@@ -7,8 +7,8 @@ from core.base.errors import ConfigError
 
 
 def test_spf_block_numbers_must_be_finite():
-    from core.tasks.spf.settings import parse_spf_block
     from core.io.yamlio import loads_yaml
+    from core.tasks.spf.settings import parse_spf_block
 
     base = ("ego: Car_1\naction_cost: [-1, 0, 1, -2]\nsplits:\n  val: {max_priority: 7, max_horizon: 100, "
             "reset_dist: {ambulance: 1}}\n")

@@ -10,15 +10,20 @@ from pettingzoo.test import parallel_api_test
 
 from core.base.codes import Action
 from core.base.errors import EpisodeFileError
-from core.tasks.spf.env import SPFEnv
 from core.tasks.spf.demos import collect_oracle, load_demonstrations, save_demonstrations
-from core.tasks.spf.episodes import (default_episode_path, load_episode_set, quotas_for, read_episode_set,
-                                     save_episode_set)
+from core.tasks.spf.env import SPFEnv
+from core.tasks.spf.episodes import (
+    default_episode_path,
+    load_episode_set,
+    quotas_for,
+    read_episode_set,
+    save_episode_set,
+)
 from core.tasks.spf.evaluate import EpisodeResult, EvalReport, evaluate, format_table
-from core.tasks.spf.policy import RandomPolicy
-from core.tasks.spf.policy_files import load_policy
 from core.tasks.spf.make_episodes import make_episode_set
 from core.tasks.spf.multi import CityParallelEnv
+from core.tasks.spf.policy import RandomPolicy
+from core.tasks.spf.policy_files import load_policy
 from core.tasks.spf.settings import load_spf_mode
 from tests.support.paths import ROOT
 

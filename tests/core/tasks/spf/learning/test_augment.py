@@ -10,8 +10,8 @@ pytest.importorskip("torch")
 
 @pytest.fixture(scope="module")
 def easy():
-    from core.tasks.spf.env import SPFEnv
     from core.tasks.spf.demos import collect_oracle
+    from core.tasks.spf.env import SPFEnv
     from core.tasks.spf.learning.bc import demonstration_rows
 
     env = SPFEnv("easy", "train")
@@ -45,7 +45,7 @@ def test_remap_moves_every_predicate_with_its_entities(easy):
     assert (real_entities(views, blocks, 5) == new_real).all()
     lay = base.layout
     for b in range(0, len(obs), 7):
-        for name, (off, ar) in lay.blocks.items():
+        for name, (_, ar) in lay.blocks.items():
             for i in range(5):
                 if ar == 1:
                     want = obs[b, lay.index(name, maps[b, i])] if maps[b, i] >= 0 else 0.0

@@ -47,7 +47,6 @@ def test_reinforcement_learning_beats_random(algo, tmp_path):
     from core.tasks.spf.evaluate import evaluate
     from core.tasks.spf.learning import train
     from core.tasks.spf.learning.run import load_run
-
     from core.tasks.spf.learning.settings import TrainingReward
 
     steps = 1600 if algo == "a2c" else 800   # A2C updates every 8 steps per env: it needs more of them

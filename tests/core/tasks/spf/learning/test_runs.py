@@ -33,8 +33,8 @@ def _obs(n: int, size: int, seed: int = 0) -> np.ndarray:
 
 @pytest.mark.parametrize("algo", ["mlp-bc", "gnn-bc", "nlm-bc", "dqn", "ppo", "nlm-dqn"])
 def test_round_trip_is_exact(algo, tmp_path):
-    from core.tasks.spf.networks import build_policy_net
     from core.tasks.spf.learning.run import load_run, save_run
+    from core.tasks.spf.networks import build_policy_net
 
     torch.manual_seed(1)
     env, arch = _arch(algo)
@@ -82,8 +82,8 @@ def test_sb3_export_computes_what_sb3_computes(algo):
 
 
 def _saved(tmp_path, algo="mlp-bc", mode="easy"):
-    from core.tasks.spf.networks import build_policy_net
     from core.tasks.spf.learning.run import save_run
+    from core.tasks.spf.networks import build_policy_net
 
     env, arch = _arch(algo, mode)
     out = tmp_path / f"{algo}-{mode}"
