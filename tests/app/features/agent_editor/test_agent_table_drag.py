@@ -1,4 +1,4 @@
-"""Issue 11 item 4, reorder by drag and drop: rows of the agent table dragged onto another place of the table are
+"""Reorder by drag and drop: rows of the agent table dragged onto another place of the table are
 moved there as a block, in one undoable step (Edit ▸ Undo restores the order). The drop is delivered to the real
 table view as Qt delivers a drag: drag-enter, drag-move and drop events on its viewport, carrying the mime data the
 view's model gives for the selected rows."""

@@ -1,4 +1,4 @@
-"""Issue 12: a deadlock found by Analyze is loaded from the analysis panel with "Load as scene" and stepped in the
+"""A deadlock found by Analyze is loaded from the analysis panel with "Load as scene" and stepped in the
 studio; every agent of the scene decides Stop and none moves, step after step (the rules are typed into the
 editor with real key events; the search runs as the panel's job)."""
 from __future__ import annotations
